@@ -1,0 +1,255 @@
+"""Review → cards: questions and cloze deletions for every fact, then the quality gate picks.
+
+Cards are generated generously (both directions of a relation, several
+kinds per fact) and :mod:`deckgen.gate` rejects and ranks them; a PR keeps its
+best :data:`MAX_CARDS_PER_PR`.  Phrasings rotate by a stable hash of the card
+key, so learners recall the fact, not the template.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from collections.abc import Iterable
+
+from .gate import GENERIC, Candidate, select_cards
+from .markup import deletion
+from .relations import PRONOUN_RE, is_self_reference
+from .segment import PROTECTED_RE, Segmenter, get_segmenter, units
+from .types import Card, CardKind, Fact, Relation, Review, norm
+
+MAX_CARDS_PER_PR = 10
+MAX_DELETIONS_PER_NOTE = 3
+
+# Question templates: {x} the chosen option / means, {y} the effect / alternative,
+# {v} the verb as written.  Each list is one relation-direction; 2–3 phrasings each.
+TEMPLATES: dict[str, tuple[str, ...]] = {
+    "definition": ("「{x}」具体是什么做法？", "「{x}」指的是怎样的设计？", "「{x}」是怎么做的？"),
+    "name": ("哪项设计的做法是“{y}”？", "“{y}”——这一设计叫什么？"),
+    "contrast": ("没有{y}，而是采用了什么做法？", "用什么替代了「{y}」？", "不是「{y}」，而是怎么做的？"),
+    "purpose_why": ("{x}，目的是什么？", "为什么要{x}？", "{x}是为了什么？"),
+    "purpose_how": ("为了{y}，该 PR 怎么做？", "该 PR 如何做到{y}？"),
+    "avoid_why": ("{x}，是为了避免什么？", "{x}可以避免什么问题？"),
+    "avoid_how": ("为避免{y}，该 PR 怎么做？", "该 PR 如何避免{y}？"),
+    "ensure_why": ("{x}，{v}了什么？", "{x}{v}了什么？"),
+    "ensure_how": ("什么{v}了{y}？", "靠什么{v}{y}？"),
+    "effect_why": ("{x}起什么作用？", "{x}的效果是什么？"),
+    "effect_how": ("什么让{y}？", "哪项设计让{y}？"),
+    "result_why": ("{x}，最终带来了什么？", "{x}的结果是什么？"),
+    "result_how": ("怎样做才能{y}？", "该 PR 怎么做，从而{y}？"),
+    "means_how": ("{m}什么{y}？", "该 PR {m}什么{y}？"),
+    "agent_how": ("什么{y}？", "哪项设计{y}？"),
+    "means_what": ("{m}{x}{v}什么？", "{m}{x}来{v}什么？"),
+    "action_what": ("{a}把{x}怎么处理？", "{a}对{x}做了什么处理？"),
+    "action_who": ("什么把{x}{y}？", "哪项设计把{x}{y}？"),
+    "show_what": ("{x}{v}了什么？", "从{x}中能看出什么？"),
+    "show_who": ("什么{v}了{y}？", "哪项改动{v}了{y}？"),
+    "solve_what": ("{x}解决了什么问题？", "{x}针对的是什么问题？"),
+    "solve_how": ("用什么解决{y}？", "该 PR 靠什么解决{y}？"),
+    "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
+    "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
+}
+_TERM_RANK = {"code": 1.8, "quote": 1.7, "set": 1.6, "ascii": 1.6, "object": 1.5, "relation": 1.9, "example": 1.1}
+_LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
+_ENSURE = ("确保", "保证", "保障")
+_EFFECT = ("让", "使", "使得")
+
+# Relation ranks: why/how questions over contrast and purpose teach the most.
+_RELATION_RANK = {
+    Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
+    Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
+    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6,
+}
+
+
+def cue_for(review: Review) -> str:
+    """The context cue on every question: repository name and the PR summary's first clause."""
+    title = review.entry.title.strip().rstrip("。.！!")
+    first = re.split(r"[，,；;。]", title, maxsplit=1)[0].strip()
+    label = first if units(first) >= 6 else title
+    return f"{review.entry.repo.split('/')[-1]} · {label}"
+
+
+def _pick(key: str, options: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return options[digest[0] % len(options)]
+
+
+def _bare(text: str) -> str:
+    """An argument as it reads inside a question: no enclosing quotes or brackets."""
+    return text.strip().strip("「」")
+
+
+_ASCII_EDGE = re.compile(r"[A-Za-z0-9`_)\]%]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def fill(template: str, **slots: str) -> str:
+    """Fill *template*, spacing English and code off from Chinese where a slot meets the template."""
+    out = ""
+    for literal, field, _, _ in string.Formatter().parse(template):
+        for piece in (literal, _bare(slots[field]) if field else ""):
+            if not piece:
+                continue
+            if out and ((_ASCII_EDGE.match(out[-1]) and _CJK.match(piece[0]))
+                        or (_CJK.match(out[-1]) and _ASCII_EDGE.match(piece[0]))):
+                out += " "
+            out += piece
+    return out
+
+
+def is_generic(text: str) -> bool:
+    core = re.sub(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)", "", text.strip())
+    return text.strip() in GENERIC or core in GENERIC
+
+
+class CardMaker:
+    """Turns the facts of one review into candidate cards."""
+
+    def __init__(self, review: Review, seg: Segmenter) -> None:
+        self.review = review
+        self.seg = seg
+        self.cue = cue_for(review)
+        self.candidates: list[Candidate] = []
+
+    def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
+        key = f"{kind.value}:{family}:{norm(anchor)}"
+        question = fill(_pick(key, TEMPLATES[family]), **slots)
+        name = fact.name if fact.relation not in (Relation.DEFINITION, Relation.ACTION) else ""
+        if name and kind != CardKind.NAME and norm(name) not in norm(question) and units(name) <= 12:
+            question = fill("「{n}」中，{q}", n=name, q=question)
+        self._add(fact, kind, key, question, answer, _RELATION_RANK.get(fact.relation, 1.0))
+
+    def cloze(self, clause: str, context: str, terms: list[Fact]) -> None:
+        """One cloze note over *clause* (or its whole sentence when the clause is too short)."""
+        chosen: list[Fact] = []
+        for fact in terms:
+            term = fact.subject
+            if len(chosen) == MAX_DELETIONS_PER_NOTE:
+                break
+            if term in clause and not is_generic(term) and not any(term in c.subject or c.subject in term for c in chosen):
+                chosen.append(fact)
+        if not chosen:
+            return
+        text = clause if units(clause) >= 12 or clause not in context else context
+        text = re.sub(r"^它(?=[\u4e00-\u9fff])", "该 PR ", text)
+        # Ordinals follow reading order, so c1 is the first gap a learner meets.
+        chosen.sort(key=lambda f: text.find(f.subject))
+        for ordinal, fact in enumerate(chosen, start=1):
+            text = text.replace(fact.subject, deletion(ordinal, fact.subject))
+        rank = max(_TERM_RANK.get(f.marker, 1.4) for f in chosen)
+        key = f"cloze:{norm(clause)[:48]}"
+        self._add(chosen[0], CardKind.CLOZE, key, text, "；".join(f.subject for f in chosen), rank)
+
+    def _add(self, fact: Fact, kind: CardKind, key: str, prompt: str, answer: str, rank: float) -> None:
+        entry = self.review.entry
+        card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=self.cue,
+                    sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
+                    relation=fact.relation)
+        self.candidates.append(Candidate(card, rank, entry.review))
+
+    # -- one method per relation ------------------------------------------------------
+
+    def add_fact(self, fact: Fact) -> None:
+        x, y = fact.subject, fact.detail
+        rel = fact.relation
+        if PRONOUN_RE.match(x) and not is_self_reference(x):
+            return  # an unresolved 它/这/其 makes every question about it ambiguous
+        if rel == Relation.DEFINITION:
+            self.qa(fact, CardKind.DECISION, "definition", y, x, x=x)
+            self.qa(fact, CardKind.NAME, "name", x, x, y=y)
+        elif rel == Relation.CONTRAST:
+            self.qa(fact, CardKind.CONTRAST, "contrast", x, y, y=y)
+            self.relation_cloze(fact, x)
+        elif rel == Relation.PURPOSE:
+            self.qa(fact, CardKind.WHY, "purpose_why", y, x, x=x)
+            if not is_generic(y):
+                self.qa(fact, CardKind.HOW, "purpose_how", x, y, y=y)
+        elif rel == Relation.AVOID:
+            self.qa(fact, CardKind.WHY, "avoid_why", y, x, x=x)
+            self.qa(fact, CardKind.HOW, "avoid_how", x, y, y=y)
+            self.relation_cloze(fact, y)
+        elif rel == Relation.RESULT:
+            if fact.verb in _ENSURE:
+                self.qa(fact, CardKind.WHY, "ensure_why", y, x, x=x, v=fact.verb)
+                self.qa(fact, CardKind.HOW, "ensure_how", x, y, y=y, v=fact.verb)
+            elif fact.verb in _EFFECT:
+                self.qa(fact, CardKind.WHY, "effect_why", y, x, x=x)
+                self.qa(fact, CardKind.HOW, "effect_how", x, y, y=y)
+            else:
+                self.qa(fact, CardKind.WHY, "result_why", y, x, x=x)
+                self.qa(fact, CardKind.HOW, "result_how", x, y, y=y)
+        elif rel == Relation.MEANS:
+            self._means(fact)
+        elif rel == Relation.ACTION:
+            named = bool(fact.name) and not PRONOUN_RE.match(fact.name)
+            agent = fact.name if named else "该 PR"
+            if named and _LOCATIVE.search(fact.name):
+                agent, named = f"{fact.name}，该 PR", False
+            self.qa(fact, CardKind.HOW, "action_what", y, x, a=agent, x=x)
+            if named and units(fact.name) >= 3:
+                self.qa(fact, CardKind.NAME, "action_who", fact.name, x + y, x=x, y=y)
+        elif rel == Relation.SHOW:
+            subject = "该 PR" if is_self_reference(x) else x
+            self.qa(fact, CardKind.WHY, "show_what", y, subject, x=subject, v=fact.verb)
+            if not is_self_reference(x):
+                self.qa(fact, CardKind.NAME, "show_who", x, y, y=y, v=fact.verb)
+        elif rel == Relation.SOLVE:
+            subject = "该 PR" if is_self_reference(x) else x
+            self.qa(fact, CardKind.WHY, "solve_what", y, subject, x=subject)
+            if not is_self_reference(x):
+                self.qa(fact, CardKind.HOW, "solve_how", x, y, y=y)
+        elif rel == Relation.ROLE:
+            self.qa(fact, CardKind.NAME, "role_who", x, y, y=y)
+            self.qa(fact, CardKind.WHY, "role_what", y, x, x=x)
+
+    def relation_cloze(self, fact: Fact, target: str) -> None:
+        """The same fact as a cloze over its sentence, deleting the chosen option or the effect."""
+        if 2 <= units(target) <= 12 and target in fact.sentence:
+            term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker="relation", name=fact.name)
+            clause = next((c for c in re.split(r"(?<=[；;。])", fact.sentence) if target in c), fact.sentence)
+            self.cloze(clause.strip().rstrip("；;。"), fact.sentence, [term])
+
+    def _means(self, fact: Fact) -> None:
+        x, y = fact.subject, fact.detail
+        if fact.marker:
+            marker = "通过" if fact.marker == "通过" else "用"
+            self.qa(fact, CardKind.HOW, "means_how", x, y, m=marker, y=y)
+            if fact.verb and y.startswith(fact.verb):
+                obj = y[len(fact.verb) :].strip()
+                tokens = self.seg.tokenize(obj)
+                if tokens and (tokens[0].protected or self.seg.pos(tokens[0].text).startswith(("n", "eng"))):
+                    self.qa(fact, CardKind.WHY, "means_what", obj, x, m=marker, x=x, v=fact.verb)
+        else:
+            self.qa(fact, CardKind.HOW, "agent_how", x, y, y=y)
+
+
+def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candidate]:
+    """Every card deckgen could make for *review*, before the gate."""
+    maker = CardMaker(review, seg or get_segmenter())
+    by_clause: dict[tuple[str, str], list[Fact]] = {}
+    for fact in review.facts:
+        if fact.relation == Relation.TERM:
+            by_clause.setdefault((fact.detail, fact.sentence), []).append(fact)
+        else:
+            maker.add_fact(fact)
+    for (clause, sentence), terms in by_clause.items():
+        maker.cloze(clause, sentence, _cloze_order(terms))
+    return maker.candidates
+
+
+def _cloze_order(terms: Iterable[Fact]) -> list[Fact]:
+    """Most specific terms first: code, then English terms, then the rest; longer before shorter."""
+    def rank(fact: Fact) -> tuple[int, int]:
+        term = fact.subject
+        code = term.startswith("`") or bool(re.search(r"[_./]", term))
+        ascii_term = bool(PROTECTED_RE.fullmatch(term))
+        return (0 if code else 1 if ascii_term else 2, -units(term))
+    return sorted(terms, key=rank)
+
+
+def make_cards(review: Review, seg: Segmenter | None = None) -> list[Card]:
+    """The cards of one review that pass the quality gate, best first, at most :data:`MAX_CARDS_PER_PR`."""
+    seg = seg or get_segmenter()
+    return select_cards(make_candidates(review, seg), seg, limit=MAX_CARDS_PER_PR)

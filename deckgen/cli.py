@@ -1,0 +1,45 @@
+"""The command line: options, one library call, a summary line, errors mapped to exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import DeckgenError
+from .package import DEFAULT_DECK_NAME
+from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck
+
+_SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="deckgen")
+def cli() -> None:
+    """Turn review summaries of pull requests into Anki decks of their design decisions."""
+
+
+@cli.command()
+@_SEEDS
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
+              show_default=True, help="Where to write the .apkg deck.")
+@click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True,
+              help="Top-level Anki deck; each repository gets a subdeck.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def build(seeds: tuple[Path, ...], output: Path, deck_name: str, quiet: bool) -> None:
+    """Build an Anki deck from seed files or folders (default: seeds/).
+
+    \b
+    Example:
+        deckgen build                       # seeds/ → decks/deckgen.apkg
+        deckgen build seeds/new.txt -o new.apkg
+    """
+    try:
+        report = build_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name)
+    except DeckgenError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not quiet:
+        for warning in report.warnings:
+            click.echo(f"Warning: {warning}", err=True)
+        click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")

@@ -1,0 +1,368 @@
+"""The quality gate: the automatable card checks (``card-quality.md`` §2), then ranking.
+
+Every check is a function of one candidate returning :class:`Finding` values;
+severity ``R`` rejects the card, ``W`` lowers its rank.  Deck-level checks
+(duplicate questions, interference) run in :func:`select_cards`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .markup import deletions, strip_markdown
+from .segment import Segmenter, units
+from .types import Card, CardKind, norm
+
+REJECT, WARN = "R", "W"
+INTERROGATIVES = re.compile(r"什么|哪|为什么|为何|如何|怎样|怎么|多少|几|谁|何时")
+YES_NO = re.compile(r"吗[？?]$|是否|是不是|能否|可否|有没有|还是")
+STOPWORDS = frozenset("的 了 和 与 及 或 并 而 在 将 对 把 被 从 以 为 其 该 此 等 地 得 着 是 中 上 下".split())
+GENERIC = frozenset({
+    "安全性", "性能", "效率", "稳定性", "正确性", "开销", "兼容性", "可读性", "问题", "测试", "可能性",
+    "提升性能", "提高性能", "性能优化", "优化", "代码", "实现", "逻辑", "设计", "改动", "改进", "意义",
+    "默认", "错误", "影响", "细节", "结果", "方案", "价值",
+})
+BAD_START = ("的", "了", "着", "和", "与", "及", "或", "并", "而", "且", "但", "则", "、")
+BAD_END = ("的", "和", "与", "及", "或", "并", "而", "将", "在", "对", "把", "被", "从", "向", "以", "为", "、", "，")
+ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它|它们|上述|前者|后者|此外|另外|同时|因此|所以|但是|然而|而且|并且|并|也)")
+ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/+#%\-]*")
+PAIRS = {"(": ")", "（": "）", "[": "]", "【": "】", "{": "}", "《": "》", "〈": "〉", "“": "”", "‘": "’", "「": "」", "『": "』"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    severity: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A card before the gate, with its base rank and the review paragraph it came from."""
+
+    card: Card
+    rank: float
+    source: str
+
+
+def front_of(card: Card) -> str:
+    return f"【{card.cue}】{card.prompt}"
+
+
+def _plain(text: str) -> str:
+    return strip_markdown(text)
+
+
+def content_tokens(seg: Segmenter, text: str) -> set[str]:
+    """Tokens that carry meaning: no punctuation, whitespace or function words."""
+    out: set[str] = set()
+    for token in seg.tokenize(_plain(text)):
+        word = token.text.strip("`")
+        if not word or word in STOPWORDS or all(unicodedata.category(c).startswith("P") for c in word):
+            continue
+        out.add(word.lower())
+    return out
+
+
+# -- single-card checks -----------------------------------------------------------------
+
+def check_answer_shape(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q1: a question ends with a question mark and asks something."""
+    if card.kind == CardKind.CLOZE:
+        return []
+    if not card.prompt.endswith(("？", "?")) or not INTERROGATIVES.search(card.prompt):
+        return [Finding("Q1", REJECT, "question has no answer shape")]
+    return []
+
+
+def check_yes_no(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q2: no yes/no or either/or questions."""
+    if card.kind != CardKind.CLOZE and YES_NO.search(card.prompt):
+        return [Finding("Q2", REJECT, "yes/no or binary-choice question")]
+    return []
+
+
+def check_context_cue(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q3: every front carries the PR cue."""
+    return [] if card.cue.strip() else [Finding("Q3", REJECT, "no context cue")]
+
+
+def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q4/A3: the answer cannot be read off the front (cue included)."""
+    if card.kind == CardKind.CLOZE:
+        return []
+    front = front_of(card)
+    if norm(card.answer) in norm(front):
+        return [Finding("A3", REJECT, "answer appears on the front")]
+    answer_tokens = content_tokens(seg, card.answer)
+    if not answer_tokens:
+        return []
+    shared = answer_tokens & content_tokens(seg, front)
+    if card.kind == CardKind.NAME and any(units(t) >= 2 for t in shared):
+        return [Finding("A3", REJECT, f"term recall card shows part of its answer: {sorted(shared)}")]
+    containment = len(shared) / len(answer_tokens)
+    if containment > 0.6:
+        return [Finding("A3", REJECT, f"answer {containment:.0%} visible on the front")]
+    if containment > 0.34:
+        return [Finding("A3", WARN, f"answer {containment:.0%} visible on the front")]
+    return []
+
+
+def check_question_length(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q5: questions short enough to read at a glance."""
+    if card.kind == CardKind.CLOZE:
+        return []
+    n = units(card.prompt)
+    if n > 80:
+        return [Finding("Q5", REJECT, f"question is {n} units")]
+    if n > 50 or n < 6:
+        return [Finding("Q5", WARN, f"question is {n} units")]
+    return []
+
+
+def check_answer_length(card: Card, seg: Segmenter) -> list[Finding]:
+    """A1/A1c: short answers; cloze deletions of 2–12 units."""
+    if card.kind == CardKind.CLOZE:
+        findings = []
+        for _, body in deletions(card.prompt):
+            n = units(body)
+            atomic = bool(re.fullmatch(r"`[^`]+`|[\x21-\x7e ]+", body))
+            if n > 20 or (n < 2 and not atomic):
+                findings.append(Finding("A1c", REJECT, f"deletion '{body}' is {n} units"))
+            elif n > 12:
+                findings.append(Finding("A1c", WARN, f"deletion '{body}' is {n} units"))
+        return findings
+    n = units(card.answer)
+    if n > 35:
+        return [Finding("A1", REJECT, f"answer is {n} units")]
+    if n > 20:
+        return [Finding("A1", WARN, f"answer is {n} units")]
+    return []
+
+
+def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
+    """A2: one fact per answer: no clause breaks, no list."""
+    if card.kind == CardKind.CLOZE:
+        return []
+    answer = _plain(card.answer)
+    if re.search(r"[，；;。]", answer) or ENUM_MARKER.search(answer):
+        return [Finding("A2", REJECT, "answer holds more than one fact")]
+    if "、" in answer and units(answer) > 12:
+        return [Finding("A2", REJECT, "answer is a list")]
+    verbs = [t for t in seg.tokenize(answer) if not t.protected and seg.pos(t.text) in ("v", "vd", "vi")]
+    if len(verbs) > 3:
+        return [Finding("A2", REJECT, f"answer has {len(verbs)} verbs")]
+    if re.search(r"并|同时|以及", answer) and len(verbs) >= 2:
+        return [Finding("A2", WARN, "answer joins two predicates")]
+    return []
+
+
+def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
+    """A4: no answer (or deletion) that is a generic word or a lone character."""
+    targets = [b for _, b in deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
+    for target in targets:
+        plain = _plain(target).strip()
+        core = re.sub(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)", "", plain)
+        if plain in GENERIC or core in GENERIC or plain in STOPWORDS or len(plain) <= 1 and not plain.isascii():
+            return [Finding("A4", REJECT, f"'{plain}' is not specific")]
+        if re.fullmatch(r"\d+(?:\.\d+)?", plain):
+            return [Finding("A4", REJECT, "bare number")]
+    return []
+
+
+def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
+    """A5: nothing starts or ends mid-phrase; code tokens keep their boundaries."""
+    pieces = {"answer": card.answer}
+    if card.kind == CardKind.CLOZE:
+        pieces = {f"deletion {i}": b for i, b in deletions(card.prompt)}
+    else:
+        pieces["question"] = card.prompt
+    findings = []
+    for label, text in pieces.items():
+        plain = _plain(text).strip()
+        if plain.startswith(BAD_START) or (label != "question" and plain.endswith(BAD_END)):
+            findings.append(Finding("A5", REJECT, f"{label} is a broken fragment: '{plain}'"))
+    source_words = set(_ASCII_WORD.findall(_plain(card.sentence + " " + card.entry.review)))
+    for word in _ASCII_WORD.findall(_plain(card.answer)):
+        if word not in source_words:
+            findings.append(Finding("A5", REJECT, f"'{word}' is a truncated identifier"))
+            break
+    return findings
+
+
+def _balanced(text: str) -> bool:
+    stack: list[str] = []
+    for ch in text:
+        if ch in PAIRS and not (ch == PAIRS[ch]):
+            stack.append(PAIRS[ch])
+        elif ch in PAIRS.values():
+            if not stack or stack.pop() != ch:
+                return False
+    return not stack and text.count("`") % 2 == 0 and text.count('"') % 2 == 0
+
+
+def check_balanced(card: Card, seg: Segmenter) -> list[Finding]:
+    """A6: brackets and quotes pair up in question, answer, cloze text and every deletion."""
+    texts = [card.prompt, card.answer] + [b for _, b in deletions(card.prompt)]
+    from .markup import cloze_plain
+    texts[0] = cloze_plain(card.prompt, style="blank")
+    for text in texts:
+        if not _balanced(text):
+            return [Finding("A6", REJECT, f"unbalanced brackets or quotes in '{text}'")]
+    return []
+
+
+def check_orphans(card: Card, seg: Segmenter) -> list[Finding]:
+    """A7: no field opens with a pronoun or connective whose referent is missing."""
+    texts = [card.answer] if card.kind == CardKind.CLOZE else [card.prompt, card.answer]
+    findings = []
+    for text in texts:
+        plain = _plain(text).strip().lstrip("「“")
+        if ORPHAN_START.match(plain):
+            findings.append(Finding("A7", REJECT, f"starts with an orphan pronoun or connective: '{plain[:12]}'"))
+    if card.kind != CardKind.CLOZE and re.search(r"(?<![A-Za-z])(?:其|它)(?!他|中|次|余|实)", _plain(card.answer)):
+        findings.append(Finding("A7", WARN, "pronoun in the answer"))
+    return findings
+
+
+def check_cloze_syntax(card: Card, seg: Segmenter) -> list[Finding]:
+    """A8: a cloze note has 1–3 deletions and no Anki syntax inside a deletion."""
+    if card.kind != CardKind.CLOZE:
+        return []
+    found = deletions(card.prompt)
+    ordinals = {i for i, _ in found}
+    if not found or len(ordinals) > 3:
+        return [Finding("A8", REJECT, f"{len(ordinals)} cloze deletions")]
+    for _, body in found:
+        if "::" in body or "{{" in body or "}}" in body:
+            return [Finding("A8", REJECT, f"Anki cloze syntax inside deletion '{body}'")]
+    return []
+
+
+def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
+    """A9/A3c: enough visible context; the hidden text is not visible elsewhere."""
+    if card.kind != CardKind.CLOZE:
+        return []
+    from .markup import cloze_plain
+    visible = cloze_plain(card.prompt, style="blank")
+    total = units(re.sub(r"\{\{c\d+::|\}\}", "", cloze_plain(card.prompt)))
+    if not 12 <= total <= 100:
+        return [Finding("A9", REJECT, f"cloze text is {total} units")]
+    for ordinal, body in deletions(card.prompt):
+        hidden = sum(units(b) for i, b in deletions(card.prompt) if i == ordinal)
+        if hidden / max(total, 1) > 0.35:
+            return [Finding("A9", REJECT, f"deletion {ordinal} hides {hidden}/{total} units")]
+        if norm(body) in norm(visible):
+            return [Finding("A3c", REJECT, f"'{body}' is still visible")]
+        for part in re.split(r"[_.]", body.strip("`")):
+            if len(part) >= 5 and part in re.sub(r"`[^`]*`", "", visible) and part.lower() not in ("cache",):
+                return [Finding("A3c", WARN, f"part '{part}' of '{body}' is visible")]
+    return []
+
+
+def check_extractive(card: Card, seg: Segmenter) -> list[Finding]:
+    """A10: every content word of the answer occurs in the review it came from."""
+    targets = [b for _, b in deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
+    raw = (card.sentence + card.entry.review).lower()
+    source = norm(raw)
+    for target in targets:
+        missing = [t for t in content_tokens(seg, target) if norm(t) not in source and t not in raw]
+        if missing:
+            return [Finding("A10", REJECT, f"answer words not in the review: {missing}")]
+    return []
+
+
+def check_typography(card: Card, seg: Segmenter) -> list[Finding]:
+    """A15: no doubled spaces, no raw Markdown bold."""
+    for text in (card.prompt, card.answer):
+        if "  " in text or "**" in text:
+            return [Finding("A15", WARN, "doubled space or raw Markdown")]
+    return []
+
+
+CHECKS: tuple[Callable[[Card, Segmenter], list[Finding]], ...] = (
+    check_answer_shape, check_yes_no, check_context_cue, check_leak, check_question_length,
+    check_answer_length, check_one_fact, check_specific, check_fragments, check_balanced,
+    check_orphans, check_cloze_syntax, check_cloze_context, check_extractive, check_typography,
+)
+
+
+def review_card(card: Card, seg: Segmenter) -> list[Finding]:
+    """All findings of the single-card checks for *card*."""
+    findings: list[Finding] = []
+    for check in CHECKS:
+        findings.extend(check(card, seg))
+    return findings
+
+
+def score(candidate: Candidate, findings: list[Finding]) -> float:
+    """Rank: relation trust, a short specific answer, minus warnings."""
+    card = candidate.card
+    value = candidate.rank
+    answer_units = units(card.answer)
+    if 2 <= answer_units <= 15:
+        value += 0.5
+    if re.search(r"`|[A-Za-z_]{3,}", card.answer):
+        value += 0.3
+    if card.kind == CardKind.CLOZE:
+        value += 0.2
+    value -= 0.6 * sum(1 for f in findings if f.severity == WARN)
+    return round(value, 4)
+
+
+def _trigrams(text: str) -> set[str]:
+    text = norm(text)
+    return {text[i : i + 3] for i in range(max(len(text) - 2, 1))}
+
+
+def anki_cards(card: Card) -> int:
+    """How many Anki cards a note gives: one per cloze number, one for a Q/A note."""
+    return len({i for i, _ in deletions(card.prompt)}) if card.kind == CardKind.CLOZE else 1
+
+
+def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> list[Card]:
+    """Reject, rank and deduplicate candidates; keep the best, at most *limit* Anki cards, in a stable order.
+
+    Deduplication: one note per question and per key, one Q/A card per answer
+    (the best-ranked direction of a fact), no near-identical questions.
+    """
+    passed: list[tuple[float, int, Card]] = []
+    for index, candidate in enumerate(candidates):
+        findings = review_card(candidate.card, seg)
+        if any(f.severity == REJECT for f in findings):
+            continue
+        passed.append((score(candidate, findings), index, candidate.card))
+    passed.sort(key=lambda item: (-item[0], item[1]))
+    kept: list[tuple[int, Card]] = []
+    seen: set[str] = set()
+    total = 0
+    for value, index, card in passed:
+        marks = {"q:" + norm(card.prompt), "k:" + card.key}
+        if card.kind != CardKind.CLOZE:
+            marks.add("a:" + norm(card.answer))
+        if marks & seen:
+            continue
+        grams = _trigrams(card.prompt)
+        if any(_jaccard(grams, _trigrams(other.prompt)) >= 0.8 and norm(other.answer) != norm(card.answer)
+               for _, other in kept):
+            continue
+        size = anki_cards(card)
+        if total + size > limit:
+            continue
+        seen |= marks
+        total += size
+        kept.append((index, _with_score(card, value)))
+    return [card for _, card in sorted(kept, key=lambda item: item[0])]
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / max(len(a | b), 1)
+
+
+def _with_score(card: Card, value: float) -> Card:
+    from dataclasses import replace
+    return replace(card, score=value)

@@ -1,0 +1,89 @@
+"""Corpus text → safe card HTML.
+
+Anki fields are HTML rendered with JavaScript enabled, so every piece of
+corpus text is escaped; the only markup that reaches a card is what this
+module writes: ``<code>`` for backtick spans and ``<b>`` for ``**bold**``.
+Braces become entities so that no corpus text can open a cloze deletion or a
+template field.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_CODE_RE = re.compile(r"`([^`\n]+)`")
+_BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
+# Deletions travel between stages as private-use markers, never as ``{{c1::``,
+# so corpus text that happens to contain cloze syntax stays text.
+DELETION_OPEN, DELETION_SEP, DELETION_CLOSE = "\ue000", "\ue001", "\ue002"
+_DELETION_RE = re.compile("\ue000(\\d+)\ue001(.*?)\ue002", re.DOTALL)
+_MARKER_CHARS_RE = re.compile("[\ue000-\ue002]")
+
+
+def deletion(ordinal: int, body: str) -> str:
+    """Mark *body* as cloze deletion number *ordinal*."""
+    return f"{DELETION_OPEN}{ordinal}{DELETION_SEP}{body}{DELETION_CLOSE}"
+
+
+def deletions(text: str) -> list[tuple[int, str]]:
+    """The (ordinal, body) pairs marked in *text*."""
+    return [(int(m.group(1)), m.group(2)) for m in _DELETION_RE.finditer(text)]
+
+
+def without_markers(text: str) -> str:
+    """*text* with any deletion marker characters removed (for corpus text)."""
+    return _MARKER_CHARS_RE.sub("", text)
+
+
+def cloze_plain(text: str, style: str = "anki") -> str:
+    """A readable rendering of marked text: ``{{c1::body}}`` or, with style="blank", ``[…]``."""
+    if style == "blank":
+        return _DELETION_RE.sub("[…]", text)
+    return _DELETION_RE.sub(lambda m: f"{{{{c{m.group(1)}::{m.group(2)}}}}}", text)
+
+
+def escape(text: str) -> str:
+    """HTML-escape plain text, braces included (``{{`` must never reach a template or cloze)."""
+    return html.escape(text, quote=True).replace("{", "&#123;").replace("}", "&#125;")
+
+
+def strip_markdown(text: str) -> str:
+    """Plain text for comparisons and plain-text output: no backticks, no ``**``."""
+    return _CODE_RE.sub(r"\1", _BOLD_RE.sub(r"\1", text))
+
+
+def to_html(text: str) -> str:
+    """Escape *text* and render its backtick code as ``<code>`` and ``**bold**`` as ``<b>``."""
+    out: list[str] = []
+    pos = 0
+    for match in _CODE_RE.finditer(text):
+        out.append(_inline_html(text[pos : match.start()]))
+        out.append(f"<code>{escape(match.group(1))}</code>")
+        pos = match.end()
+    out.append(_inline_html(text[pos:]))
+    return "".join(out)
+
+
+def _inline_html(text: str) -> str:
+    out: list[str] = []
+    pos = 0
+    for match in _BOLD_RE.finditer(text):
+        out.append(escape(text[pos : match.start()]))
+        out.append(f"<b>{escape(match.group(1))}</b>")
+        pos = match.end()
+    out.append(escape(text[pos:]))
+    # A lone ** or backtick is shown as written, but escaped like everything else.
+    return "".join(out)
+
+
+def cloze_to_html(text: str) -> str:
+    """Render marked text as a cloze field: deckgen's deletions become ``{{cN::…}}``, the rest is escaped."""
+    out: list[str] = []
+    pos = 0
+    for match in _DELETION_RE.finditer(text):
+        out.append(to_html(text[pos : match.start()]))
+        out.append(f"{{{{c{match.group(1)}::{to_html(match.group(2))}}}}}")
+        pos = match.end()
+    out.append(to_html(text[pos:]))
+    return "".join(out)

@@ -1,0 +1,405 @@
+"""Relations carried by connectives (而非, 以避免, 从而, 通过…实现 …), matched on tokens.
+
+Markers are matched on jieba tokens, never as substrings: 可以/所以/以及 are
+single tokens and so never read as 以; 而非常 is 而|非常; 通过了 is "passed".
+Each match gives a :class:`Fact` with the left argument X (decision, means,
+chosen option) and the right argument Y (effect, purpose, alternative).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .segment import Segmenter, Token, units
+from .types import Fact, Relation
+
+CLAUSE_PUNCT = frozenset("，,；;：:。！？!?—")
+CONNECTIVES = frozenset({
+    "并", "且", "同时", "而", "也", "还", "此外", "另外", "再", "并且", "而且", "以及", "但", "但是",
+    "然后", "即", "就", "都", "又", "既", "则", "特别是", "尤其是", "因为", "由于", "所以", "因此",
+    "虽然", "尽管", "不过", "其中", "最终", "“", "「",
+})
+TRAILING_PARTICLES = ("了", "的", "来", "也", "都", "还", "就", "，", ",", "、", "；", ";", " ")
+SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
+# The reviewer talking, not a decision: "建议作为模板案例", "值得…".
+REVIEWER_SPEAK = re.compile(r"^(?:建议|值得|推荐|可以|需要|应该|关注)")
+PRONOUN_RE = re.compile(r"^(?:它们?|这(?:些|个)?|此|其)")
+# Verbs that end the means phrase X in 用/通过 X V….
+LINK_VERBS = frozenset({
+    "实现", "做", "来", "完成", "进行", "达到", "做到", "保证", "确保", "统一", "管理", "验证", "校验",
+    "处理", "控制", "替代", "取代", "代替", "避免", "防止", "降低", "减少", "提升", "提高", "支持",
+    "同步", "暴露", "解决", "兼容", "覆盖", "模拟", "记录", "区分", "隔离", "复用", "触发", "检查",
+    "检测", "拦截", "捕获", "生成", "计算", "替换", "消除", "加速", "保持", "还原", "限制", "排除",
+})
+NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同时", "以", "并", "来", "再", "从而",
+                         "为", "给", "让", "使", "被", "由", "如何", "是", "都", "也", "就", "却"})
+COMPLEMENTS = frozenset({"在", "到", "成", "为", "给", "至", "进"})
+PASSED_SENSE = frozenset({"了", "所有", "全部", "审查", "测试", "评审", "CI", "review"})
+MEANS_OPENERS = frozenset({"用", "使用", "利用", "借助", "基于", "并用", "改用"})
+CHOOSE_VERBS = frozenset({"采用", "选择", "选用", "使用", "改用", "引入", "用", "以", "将", "把", "并用"})
+_PARENS_RE = re.compile(r"（[^（）]*）|\((?=[^()]*[\u4e00-\u9fff])[^()]*\)")
+_QUOTE_PAIRS = {"“": "”", "「": "」", "（": "）", "(": ")"}
+
+
+@dataclass
+class Span:
+    """Tokens of one piece of review text with clause-aware helpers."""
+
+    text: str
+    tokens: list[Token]
+
+    def cut(self, i: int, j: int) -> str:
+        if i >= j:
+            return ""
+        return self.text[self.tokens[i].start : self.tokens[j - 1].end]
+
+    def word(self, i: int) -> str:
+        return self.tokens[i].text if 0 <= i < len(self.tokens) else ""
+
+    def is_punct(self, i: int) -> bool:
+        return self.tokens[i].text in CLAUSE_PUNCT and not self.tokens[i].protected
+
+    def clause_start(self, i: int) -> int:
+        while i > 0 and not self.is_punct(i - 1):
+            i -= 1
+        return i
+
+    def clause_end(self, i: int) -> int:
+        while i < len(self.tokens) and not self.is_punct(i):
+            i += 1
+        return i
+
+    def at_clause_start(self, i: int) -> bool:
+        return all(self.tokens[k].text in CONNECTIVES for k in range(self.clause_start(i), i))
+
+    def previous_clause(self, i: int) -> tuple[int, int]:
+        """Token range of the clause before the one holding *i* (skipping a dash pair)."""
+        end = self.clause_start(i) - 1
+        while end > 0 and self.is_punct(end - 1):
+            end -= 1
+        if end <= 0:
+            return (0, 0)
+        return (self.clause_start(end), end)
+
+
+# "关键设计决策是…", "第三处是…", "核心亮点在于…": the reviewer's frame, not the decision.
+_META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)")
+
+
+def clean(text: str) -> str:
+    """Trim a relation argument: no parentheticals, no leading connective, no dangling particle."""
+    text = _PARENS_RE.sub("", text).strip()
+    text = _META_LEAD.sub("", text).strip()
+    changed = True
+    while changed and text:
+        changed = False
+        for word in sorted(CONNECTIVES - {"“", "「"}, key=len, reverse=True):
+            if text.startswith(word) and len(text) > len(word) and not text[len(word)].isascii():
+                text = text[len(word) :].lstrip()
+                changed = True
+                break
+        for tail in TRAILING_PARTICLES:
+            if text.endswith(tail) and len(text) > len(tail):
+                text = text[: -len(tail)].rstrip()
+                changed = True
+    if text[:1] in ("“", "「") and text[-1:] == _QUOTE_PAIRS[text[0]] and text.count(text[0]) == 1:
+        text = text[1:-1].strip()
+    return text
+
+
+def is_self_reference(text: str) -> bool:
+    """Whether *text* names the PR itself ("本 PR 是一个…"), which makes a useless answer."""
+    return bool(SELF_REF_RE.match(text))
+
+
+class RelationFinder:
+    """Finds relation facts in review text."""
+
+    def __init__(self, seg: Segmenter) -> None:
+        self.seg = seg
+
+    def is_verb(self, token: Token) -> bool:
+        if token.protected:
+            return False
+        tag = self.seg.pos(token.text)
+        return tag.startswith("v") and tag != "vn"
+
+    def is_modifier(self, token: Token) -> bool:
+        return not token.protected and self.seg.pos(token.text) in ("d", "a", "ad", "b")
+
+    def find(self, text: str, line: int, topic: str = "") -> list[Fact]:
+        """Relation facts in *text*; a leading pronoun argument is replaced by *topic*."""
+        span = Span(text, self.seg.tokenize(text))
+        facts: list[Fact] = []
+        used: set[int] = set()
+        for matcher in (self._contrast, self._purpose, self._means, self._result, self._action,
+                        self._show, self._solve, self._role):
+            for fact, markers in matcher(span, used):
+                used.update(markers)
+                facts.append(self._finish(fact, topic, line, text))
+        return [f for f in facts if f.subject and f.detail and not REVIEWER_SPEAK.match(f.subject)]
+
+    def _finish(self, fact: Fact, topic: str, line: int, sentence: str) -> Fact:
+        subject = fact.subject
+        # "…的零热路径方案，它把…" / "“捕获轴”机制，这是一个解决…的方案": the pronoun is the topic.
+        name = fact.name
+        pronoun = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?)")
+        if topic and pronoun.fullmatch(subject):
+            subject = topic
+        if topic and pronoun.fullmatch(name):
+            name = topic
+        return Fact(fact.relation, subject, fact.detail, sentence, line, fact.marker, fact.verb, name)
+
+    # -- arguments -------------------------------------------------------------------
+
+    def _left(self, span: Span, m: int) -> str:
+        """X: the clause up to the marker, or the whole previous clause when the marker opens its clause."""
+        if span.at_clause_start(m):
+            a, b = span.previous_clause(m)
+            return clean(span.cut(a, b))
+        return clean(span.cut(span.clause_start(m), m))
+
+    def _right(self, span: Span, m: int, stops: set[int]) -> str:
+        end = span.clause_end(m)
+        for k in range(m, end):
+            if k in stops:
+                end = k
+                break
+        return clean(span.cut(m, end))
+
+    def _after(self, span: Span, m: int, *words: str) -> int:
+        """Index after the marker at *m*, skipping aspect particles such as 了."""
+        m += 1
+        while span.word(m) in words:
+            m += 1
+        return m
+
+    def _np_end(self, span: Span, start: int, stop: int) -> int:
+        """End of the noun phrase X in 用/通过 X V…: before a preposition, else a link verb, else a verb."""
+        depth = 0
+        first_break = first_verb = None
+        for k in range(start, stop):
+            tok = span.tokens[k]
+            if tok.text in _QUOTE_PAIRS:
+                depth += 1
+            elif tok.text in _QUOTE_PAIRS.values():
+                depth -= 1
+            if depth or k == start:
+                continue
+            if tok.text in LINK_VERBS and not tok.protected:
+                return first_break if first_break is not None else k
+            follows_verb = k + 1 < stop and self.is_verb(span.tokens[k + 1])
+            if first_break is None and (tok.text in NP_BREAKERS or (self.is_modifier(tok) and follows_verb)):
+                first_break = k
+            if first_verb is None and self.is_verb(tok):
+                first_verb = k
+        for candidate in (first_break, first_verb):
+            if candidate is not None:
+                return candidate
+        return stop
+
+    # -- matchers: each yields (fact, marker token indices) ---------------------------
+
+    def _contrast(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            nxt = span.word(m + 1)
+            if tok.text in ("而非", "而不是") or (tok.text == "而" and nxt in ("非", "不是")):
+                width = 1 if tok.text in ("而非", "而不是") else 2
+                if span.at_clause_start(m):
+                    a, b = span.previous_clause(m)
+                else:
+                    a, b = span.clause_start(m), m
+                verb = ""
+                for k in range(b - 1, a - 1, -1):
+                    if toks[k].text in CHOOSE_VERBS:
+                        verb, a = toks[k].text, k + 1
+                        break
+                yield Fact(Relation.CONTRAST, clean(span.cut(a, b)), self._right(span, m + width, set()),
+                           "", 0, marker=span.cut(m, m + width), verb=verb), {m}
+            elif tok.text == "从" and m not in used:
+                stop = span.clause_end(m)
+                to = next((k for k in range(m + 2, stop) if toks[k].text in ("到", "改为", "改成", "迁移到", "切换到", "换成")), None)
+                if to is not None and to + 1 < stop:
+                    old, new = clean(span.cut(m + 1, to)), clean(span.cut(to + 1, stop))
+                    new = re.sub(r"的(?:迁移|切换|转变|改造|转换)$", "", new)
+                    if units(old) <= 12 and units(new) <= 12:
+                        yield Fact(Relation.CONTRAST, new, old, "", 0, marker=f"{tok.text}…{toks[to].text}"), {m, to}
+            elif tok.text in ("替代", "取代", "代替", "替换") and not tok.protected and m + 1 < len(toks):
+                start = span.clause_start(m)
+                opener = next((k for k in range(m - 1, start - 1, -1)
+                               if toks[k].text in ("用", "以", "使用", "采用", "改用")), None)
+                subject = span.cut(opener + 1, m) if opener is not None else span.cut(start, m)
+                yield Fact(Relation.CONTRAST, clean(subject), self._right(span, m + 1, set()), "", 0,
+                           marker=tok.text, verb=toks[opener].text if opener is not None else ""), {m}
+
+    def _purpose(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if m in used or tok.protected or m == 0:
+                continue
+            k = m + 1
+            while k < len(toks) and self.is_modifier(toks[k]):
+                k += 1
+            verb_next = k < len(toks) and self.is_verb(toks[k])
+            if tok.text in ("以", "以便", "用以") and verb_next:
+                if toks[k].text in ("避免", "免", "防止", "杜绝"):
+                    yield Fact(Relation.AVOID, self._left(span, m), self._right(span, k + 1, used), "", 0,
+                               marker=span.cut(m, k + 1), verb=toks[k].text), {m, k}
+                else:
+                    yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, m + 1, used), "", 0,
+                               marker=tok.text, verb=toks[k].text), {m}
+            elif tok.text in ("以免", "以防"):
+                yield Fact(Relation.AVOID, self._left(span, m), self._right(span, m + 1, used), "", 0,
+                           marker=tok.text, verb="避免"), {m}
+            elif tok.text == "用于":
+                yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, m + 1, used), "", 0,
+                           marker=tok.text, verb=tok.text), {m}
+            elif tok.text in ("避免", "防止") and span.at_clause_start(m):
+                yield Fact(Relation.AVOID, self._left(span, m), self._right(span, self._after(span, m, "了"), used),
+                           "", 0, marker=tok.text, verb=tok.text), {m}
+        for m, tok in enumerate(toks):
+            if tok.text == "为了" and span.at_clause_start(m) and m not in used:
+                after = span.clause_end(m) + 1
+                if after < len(toks):
+                    purpose = self._right(span, m + 1, used)
+                    yield Fact(Relation.PURPOSE, clean(span.cut(after, span.clause_end(after))), purpose, "", 0,
+                               marker=tok.text), {m}
+
+    def _means(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if m in used or tok.protected or m + 1 >= len(toks):
+                continue
+            opens = tok.text == "通过" and span.word(m + 1) not in PASSED_SENSE
+            opens = opens or (tok.text in MEANS_OPENERS and span.at_clause_start(m))
+            if not opens:
+                continue
+            stop = span.clause_end(m)
+            for k in range(m + 1, stop):
+                if k in used:
+                    stop = k
+                    break
+            end = self._np_end(span, m + 1, stop)
+            if end >= stop:
+                continue
+            verb_index = next((k for k in range(end, stop) if toks[k].text in LINK_VERBS or self.is_verb(toks[k])), None)
+            rest = clean(span.cut(end, stop))
+            rest = re.sub(r"^如何", "", rest)
+            yield Fact(Relation.MEANS, clean(span.cut(m + 1, end)), rest, "", 0, marker=tok.text,
+                       verb=toks[verb_index].text if verb_index is not None else ""), \
+                {m} | ({verb_index} if verb_index is not None else set())
+
+    def _result(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if m in used or tok.protected or m == 0:
+                continue
+            if tok.text in ("从而", "进而") and span.at_clause_start(m):
+                yield Fact(Relation.RESULT, self._left(span, m), self._right(span, m + 1, used), "", 0,
+                           marker=tok.text), {m}
+                continue
+            if tok.text not in ("确保", "保证", "使得", "让", "使", "保障", "消除"):
+                continue
+            # 让/使 with no subject of their own ("既…，又让…") say nothing about the clause before.
+            if tok.text in ("让", "使", "使得") and span.at_clause_start(m):
+                continue
+            left = self._left(span, m)
+            if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于")):
+                continue
+            after = self._after(span, m, "了")
+            yield Fact(Relation.RESULT, left, self._right(span, after, used), "", 0,
+                       marker=span.cut(m, after), verb=tok.text), {m}
+
+    def _action(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        """X 把 A V 到/在 B: what was done with A (把配置漂移扼杀在握手阶段)."""
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if tok.text != "把" or m in used:
+                continue
+            stop = span.clause_end(m)
+            verb = None
+            for k in range(m + 2, stop):
+                word = toks[k].text
+                if word in COMPLEMENTS and self.is_verb(toks[k - 1]):
+                    verb = k - 1
+                    break
+                if self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为")) and len(word) > 1:
+                    verb = k
+                    break
+            if verb is None or verb <= m + 1:
+                continue
+            agent = clean(span.cut(span.clause_start(m), m))
+            yield Fact(Relation.ACTION, clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop)), "", 0,
+                       marker="把", verb=toks[verb].text, name=agent), {m}
+
+    def _show(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        yield from self._simple(span, used, Relation.SHOW, ("体现", "展示", "反映", "表明", "展现"))
+
+    def _solve(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        for fact, markers in self._simple(span, used, Relation.SOLVE, ("解决",)):
+            detail = re.sub(r"的[^的，,]{0,6}(?:方案|办法|做法|设计|手段)$", "", fact.detail)
+            yield Fact(fact.relation, fact.subject, detail, "", 0, marker=fact.marker, verb=fact.verb), markers
+
+    def _role(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        for fact, markers in self._simple(span, used, Relation.ROLE, ("作为",)):
+            verb, subject = "", fact.subject
+            for choose in sorted(CHOOSE_VERBS, key=len, reverse=True):
+                if subject.startswith(choose) and len(subject) > len(choose) + 1:
+                    verb, subject = choose, clean(subject[len(choose) :])
+                    break
+            tokens = self.seg.tokenize(subject)
+            if len(tokens) == 1 and self.is_verb(tokens[0]):
+                continue
+            yield Fact(fact.relation, subject, fact.detail, "", 0, marker=fact.marker, verb=verb), markers
+
+    def _simple(self, span: Span, used: set[int], relation: Relation,
+                markers: tuple[str, ...]) -> Iterator[tuple[Fact, set[int]]]:
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if m in used or tok.protected or tok.text not in markers or m == 0:
+                continue
+            after = self._after(span, m, "了", "出")
+            left, right = self._left(span, m), self._right(span, after, used)
+            if left and right:
+                yield Fact(relation, left, right, "", 0, marker=span.cut(m, after), verb=tok.text), {m}
+
+
+def subject_predicate(finder: RelationFinder, text: str) -> tuple[str, str] | None:
+    """Split a short practice "S V O" into its subject S and predicate "V O".
+
+    For enumerated practices that carry no connective: ``digest-only COPY 作为缓存键``,
+    ``启动期强校验把配置漂移扼杀在握手阶段``, ``oracle 参考路径如何精确模拟激活量化误差``.
+    Only single-clause text whose subject is a noun phrase and whose predicate
+    starts with a verb qualifies; questions (是否) and relative clauses (V 的 …) don't.
+    """
+    if re.search(r"[，,；;。]|是否", text) or units(text) > 30:
+        return None
+    tokens = finder.seg.tokenize(text)
+    words = [t.text for t in tokens]
+    if "把" in words[1:]:
+        split = words.index("把", 1)
+    elif "如何" in words[1:]:
+        split = words.index("如何", 1)
+    else:
+        split = next((k for k, t in enumerate(tokens)
+                      if k > 0 and (finder.is_verb(t) or (finder.is_modifier(t) and k + 1 < len(tokens)
+                                                           and finder.is_verb(tokens[k + 1])))), None)
+    if split is None or split + 1 >= len(tokens):
+        return None
+    first, last = tokens[0], tokens[split - 1]
+    if finder.is_verb(first) or finder.seg.pos(first.text) in ("p", "r", "m", "d"):
+        return None
+    if not (last.protected or finder.seg.pos(last.text).startswith(("n", "vn", "eng")) or last.text in ("”", "」")):
+        return None
+    if words[split + 1 : split + 2] == ["的"]:
+        return None
+    if words[split] == "如何" and not any(finder.is_verb(t) or finder.is_modifier(t) for t in tokens[split + 1 : split + 2]):
+        return None
+    subject, predicate = clean(text[: tokens[split].start]), clean(text[tokens[split].start :])
+    predicate = re.sub(r"^如何", "", predicate)
+    if subject and units(predicate) >= 3 and units(subject) <= 12 and not PRONOUN_RE.match(subject):
+        return subject, predicate
+    return None

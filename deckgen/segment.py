@@ -1,0 +1,172 @@
+"""Word segmentation that keeps code and English terms whole.
+
+jieba splits ``enable_prefix_caching`` at every underscore and cannot produce a
+word containing a space, so code spans, identifiers, paths and runs of English
+words are cut out first as *protected* tokens, and jieba only sees the Chinese
+text between them.  One dedicated ``jieba.Tokenizer`` is created per process,
+with Chinese domain words added from a list (never English words: they would
+split longer English words that contain them).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # jieba costs ~0.4 s to initialise; only load it when segmenting
+    import jieba
+
+# Chinese words of the field that jieba's dictionary lacks or splits
+# (后端 → 后|端, 预分配 → 预|分配).  High frequency so that they beat
+# competing dictionary words in context (移除了 → 移|除了 otherwise).
+DOMAIN_VERBS = (
+    "预分配", "移除", "解耦", "预填充", "重放", "调优", "反量化", "回退", "降级", "重计算",
+    "重采样", "校验", "握手", "序列化", "反序列化", "超订阅", "显式化", "下沉", "收敛",
+    "同步", "异步", "预热", "对齐", "融合", "通告", "守卫",
+)
+DOMAIN_NOUNS = (
+    "后端", "前端", "显存", "分块预填充", "前缀缓存", "张量并行", "流水线并行", "数据并行",
+    "专家并行", "投机解码", "推测解码", "首字延迟", "调度器", "算子", "内核", "量化", "访存",
+    "采样器", "批处理", "微批处理", "连续批处理", "分页注意力", "缓冲区", "工作区", "快速失败",
+    "热路径", "冷路径", "回退路径", "兼容性", "元数据", "重采样器", "前置校验", "条件守卫",
+    "单例", "治本", "治标", "能力标志", "启动期", "运行时", "编译期", "捕获轴", "多阶段构建",
+    "镜像", "依赖", "可选依赖", "膨胀", "越界", "共享专家", "死锁", "竞态", "幂等", "零拷贝",
+    "并发", "多模态", "编码器", "解码器", "注意力", "稀疏", "吞吐", "隐式", "断言", "钩子", "基类",
+    "子类", "接口", "协议", "契约", "跨层", "逐层", "双端", "单测", "用例", "测试用例",
+    "污染源", "执行顺序", "线程状态", "指针表",
+)
+DOMAIN_WORDS = DOMAIN_VERBS + DOMAIN_NOUNS
+
+_ASCII_WORD = r"(?:--?)?[A-Za-z0-9_$](?:[A-Za-z0-9_.:/+#%\-]*[A-Za-z0-9_%+#])?(?:\(\))?|#\d+|[!=<>]=|->|=>"
+_ASCII_PHRASE = rf"(?:{_ASCII_WORD})(?: (?:{_ASCII_WORD}))*"
+# Backtick code first, then runs of ASCII words: in Chinese prose a run of
+# English words ("chunked prefill clamp", "digest-only COPY") is one term.
+PROTECTED_RE = re.compile(rf"`[^`\n]+`|{_ASCII_PHRASE}", re.ASCII)
+
+_CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# One-character words that carry relations; HMM may glue them into an
+# invented word (复用 CUDA 图以降低 → 图以 | 降低).
+_MARKER_CHARS = frozenset("以为使让把而并用是")
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word with character offsets into the segmented text."""
+
+    text: str
+    start: int
+    end: int
+    protected: bool = False
+    """Code span, identifier or English term: atomic, never split or partly clozed."""
+
+    @property
+    def is_space(self) -> bool:
+        return self.text.isspace()
+
+
+def units(text: str) -> int:
+    """Length as a learner reads it: one per CJK character, one per English word or code span."""
+    count = 0
+    for piece in PROTECTED_RE.split(text):
+        count += len(_CJK_RE.findall(piece))
+    return count + len(PROTECTED_RE.findall(text))
+
+
+def cache_dir() -> Path:
+    """The per-user folder for deckgen's caches (jieba's dictionary cache among them)."""
+    configured = os.environ.get("DECKGEN_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "deckgen"
+
+
+def _usable_cache_dir() -> Path:
+    """Create the cache folder, or fall back to a private temporary one.
+
+    Never a world-writable shared folder: jieba loads its cache with marshal.
+    """
+    wanted = cache_dir()
+    try:
+        wanted.mkdir(parents=True, exist_ok=True, mode=0o700)
+        probe = tempfile.NamedTemporaryFile(dir=wanted, prefix=".probe-", delete=True)
+        probe.close()
+        return wanted
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="deckgen-cache-"))
+
+
+class Segmenter:
+    """jieba behind a small interface: ``tokenize`` and ``pos``."""
+
+    def __init__(self) -> None:
+        import jieba
+
+        # CRITICAL, not ERROR: a failed cache dump is logged with a traceback at ERROR.
+        jieba.setLogLevel(logging.CRITICAL)
+        self._tk: jieba.Tokenizer = jieba.Tokenizer()
+        self._tk.tmp_dir = str(_usable_cache_dir())
+        for word in DOMAIN_WORDS:
+            self._tk.add_word(word, freq=100_000, tag="nz")
+        self._tags: dict[str, str] | None = None
+
+    def tokenize(self, text: str) -> list[Token]:
+        """Split *text* into tokens (whitespace dropped), protected spans kept whole."""
+        tokens: list[Token] = []
+        pos = 0
+        for match in PROTECTED_RE.finditer(text):
+            if match.start() > pos:
+                tokens.extend(self._cut(text[pos : match.start()], pos))
+            tokens.append(Token(match.group(), match.start(), match.end(), protected=True))
+            pos = match.end()
+        if pos < len(text):
+            tokens.extend(self._cut(text[pos:], pos))
+        return tokens
+
+    def _cut(self, chunk: str, offset: int) -> list[Token]:
+        out: list[Token] = []
+        for word, start, end in self._tk.tokenize(chunk, HMM=True):
+            if word.isspace():
+                continue
+            if len(word) > 1 and not self._tk.FREQ.get(word) and _MARKER_CHARS & set(word):
+                for sub, s2, e2 in self._tk.tokenize(word, HMM=False):
+                    out.append(Token(sub, offset + start + s2, offset + start + e2))
+                continue
+            out.append(Token(word, offset + start, offset + end))
+        return out
+
+    def pos(self, word: str) -> str:
+        """The dictionary part-of-speech tag of *word* ('' when unknown).
+
+        Only a look-up: jieba's posseg segments differently from ``tokenize``.
+        """
+        if self._tags is None:
+            self._tags = _load_tags(self._tk.get_dict_file())
+            self._tags.update((w, "v") for w in DOMAIN_VERBS)
+            self._tags.update((w, "n") for w in DOMAIN_NOUNS)
+        return self._tags.get(word, "")
+
+    def is_known(self, word: str) -> bool:
+        return bool(self._tk.FREQ.get(word))
+
+
+def _load_tags(dict_file: object) -> dict[str, str]:
+    tags: dict[str, str] = {}
+    with dict_file as f:  # type: ignore[attr-defined]
+        for raw in f:
+            parts = raw.decode("utf-8").split()
+            if len(parts) == 3:
+                tags[parts[0]] = parts[2]
+    return tags
+
+
+@lru_cache(maxsize=1)
+def get_segmenter() -> Segmenter:
+    """The process-wide segmenter (jieba initialises once, ~0.4 s)."""
+    return Segmenter()

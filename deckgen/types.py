@@ -1,0 +1,169 @@
+"""The values passed between pipeline stages: parse → extract → cards → package."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+_PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+def norm(text: str) -> str:
+    """Comparison form: NFKC, lower case, no whitespace or punctuation.
+
+    Text made only of symbols (``!=``, ``->``) keeps them, so it never compares as empty.
+    """
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return _PUNCT_RE.sub("", folded) or "".join(folded.split())
+
+
+def short_hash(text: str, length: int = 12) -> str:
+    """A stable hex digest (never Python's salted ``hash()``)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One PR review in a seed file: its summary line and review paragraph."""
+
+    repo: str
+    """GitHub repository, ``owner/name`` (line 1 of the seed file)."""
+    title: str
+    """The one-sentence PR summary, verbatim."""
+    review: str
+    """The review paragraph; its lines joined with ``\\n``."""
+    path: Path
+    title_line: int
+    review_line: int
+
+    @property
+    def pr_key(self) -> str:
+        """Identity of the PR: repository plus normalised summary.
+
+        Punctuation and spacing fixes in the summary keep the key (and every
+        card's GUID); a reworded summary is a different PR to deckgen.
+        """
+        return f"{self.repo}#{short_hash(norm(self.title))}"
+
+    @property
+    def source(self) -> str:
+        return f"{self.repo} · {self.path.name}:{self.title_line}"
+
+    def line_of(self, offset: int) -> int:
+        """Seed-file line of a character offset in :attr:`review`."""
+        return self.review_line + self.review.count("\n", 0, offset)
+
+
+class Verdict(str, Enum):
+    """Whether the review says the PR is worth reading closely."""
+
+    DEEP = "deep"  # 精读
+    SKIM = "skim"  # 快速浏览 / 略读
+    SKIP = "skip"  # 不值得精读
+    UNKNOWN = "unknown"
+
+    @property
+    def label(self) -> str:
+        return {"deep": "精读", "skim": "快速浏览", "skip": "不值得精读", "unknown": "未注明"}[self.value]
+
+
+class Relation(str, Enum):
+    """How a fact was stated in the review; decides which questions it can answer."""
+
+    DEFINITION = "definition"  # **名称**: 说明 / 名称——说明
+    CONTRAST = "contrast"  # X 而非 Y / 用 X 替代 Y
+    PURPOSE = "purpose"  # X 以 Y / 为了 Y，X
+    AVOID = "avoid"  # X，以避免 Y
+    RESULT = "result"  # X，从而 Y / X 确保 Y / X 让 Y
+    MEANS = "means"  # 通过 X 实现 Y / 用 X 做 Y
+    SHOW = "show"  # X 体现了 / 展示了 Y
+    SOLVE = "solve"  # X 解决 Y
+    ROLE = "role"  # X 作为 Y
+    ACTION = "action"  # 把 X V 到 Y (name holds the agent)
+    TERM = "term"  # a key phrase worth a cloze, no relation
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One design decision, or one relation inside it, found in a review."""
+
+    relation: Relation
+    subject: str
+    """X: the decision, means or chosen option (plain text; backticks mark code)."""
+    detail: str
+    """Y: its mechanism, purpose, effect or the rejected alternative."""
+    sentence: str
+    """The whole sentence or enumeration item the fact comes from."""
+    line: int
+    marker: str = ""
+    """The connective as written: 而非, 以避免, 确保了, 通过 …"""
+    verb: str = ""
+    """For means/result facts: the verb that heads :attr:`detail` (实现, 保证 …)."""
+    name: str = ""
+    """The decision's name when the review gives one (bold heading, quoted term)."""
+    lead: str = ""
+    """Text introducing an enumeration ("关键设计决策："), kept as cloze context."""
+
+
+@dataclass(frozen=True)
+class Review:
+    """What deckgen understood of one entry."""
+
+    entry: Entry
+    verdict: Verdict
+    verdict_phrase: str
+    facts: tuple[Fact, ...]
+    identifiers: tuple[str, ...] = ()
+    pr_refs: tuple[str, ...] = ()
+
+
+class CardKind(str, Enum):
+    DECISION = "decision"  # what a named decision does
+    NAME = "name"  # the reverse: which decision does this
+    WHY = "why"  # purpose / result
+    HOW = "how"  # means / mechanism
+    CONTRAST = "contrast"  # chosen instead of what
+    CLOZE = "cloze"
+
+
+@dataclass(frozen=True)
+class Card:
+    """One card as a learner will see it, before it becomes an Anki note.
+
+    Text fields are plain text with backticks marking code; the packaging
+    stage escapes them.  For a cloze card :attr:`prompt` holds the text with
+    ``{{c1::…}}`` deletions and :attr:`answer` the deleted text.
+    """
+
+    entry: Entry
+    kind: CardKind
+    key: str
+    """Stable identity inside the PR: kind plus the fact's anchor, never the card text."""
+    prompt: str
+    answer: str
+    cue: str
+    sentence: str
+    line: int
+    verdict: Verdict
+    relation: Relation
+    score: float = 0.0
+    tags: tuple[str, ...] = field(default=())
+
+    @property
+    def guid_parts(self) -> tuple[str, str, str]:
+        return (self.entry.repo, self.entry.pr_key, self.key)
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build did, for the CLI's summary line and for tests."""
+
+    output: Path
+    entries: int
+    cards: int
+    files: int
+    warnings: tuple[str, ...] = ()

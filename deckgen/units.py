@@ -1,0 +1,240 @@
+"""Cut a review paragraph into units: enumeration items and prose sentences.
+
+Reviews enumerate their decisions inline (``…关键设计决策： 1. **名称**: 说明 2. …``,
+``一是…；二是…``, ``①…；②…``), so items are found by their markers, not by
+line breaks.  A run of markers counts only if it starts at 1 and climbs by 1,
+each marker follows a boundary (start, space or punctuation) and none sits in
+a code span; a count announced before the list ("有三点") must match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_BOUNDARY = r"(?<![^\s：:；;，,。！？!?—])"
+_CN_NUM = "一二三四五六七八九十"
+_SEQ_WORDS = {"首先": 1, "其次": 2, "再次": 3, "然后": 3, "最后": 9}
+
+# family name → pattern with the ordinal in group 1
+_MARKER_PATTERNS: dict[str, re.Pattern[str]] = {
+    "dot": re.compile(_BOUNDARY + r"(\d{1,2})\.(?![\d.])\s*"),
+    "paren": re.compile(_BOUNDARY + r"(\d{1,2})[)）]\s*"),
+    "wrapped": re.compile(r"[(（](\d{1,2})[)）]\s*"),
+    "dun": re.compile(_BOUNDARY + r"(\d{1,2})、\s*"),
+    "circled": re.compile(r"([\u2460-\u2473\u2474-\u2487])\s*"),
+    "cn_wrapped": re.compile(r"[(（]([" + _CN_NUM + r"])[)）]\s*"),
+    "shi": re.compile(_BOUNDARY + r"([" + _CN_NUM + r"])是"),
+    "di": re.compile(_BOUNDARY + r"第([" + _CN_NUM + r"])(?:点|步|处|项|条|个方面|方面)?(?:是|[，,、：:])\s*"),
+    "seq": re.compile(_BOUNDARY + r"(首先|其次|再次|然后|最后)[，,：:]?\s*"),
+}
+_COUNT_RE = re.compile(r"(?:有|分为|包括|包含)?([两二三四五六七八九十\d])(?:个|点|处|层|项|条|步|方面|部分|类)|有([二两三四五六七八九十])[：:]")
+_SENTENCE_END = "。！？!?\n"
+_OPENERS = {"（": "）", "(": ")", "“": "”", "「": "」", "『": "』", "《": "》", "【": "】", "[": "]"}
+_BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence of prose or one enumeration item, in bold-free review text."""
+
+    text: str
+    offset: int
+    """Start of :attr:`text` in the bold-free review text."""
+    ordinal: int = 0
+    """Position in its enumeration; 0 for prose."""
+    lead: str = ""
+    """For items: the words that introduce the enumeration ("其设计决策值得学习")."""
+    heading: str = ""
+    """A bold heading the unit starts with (``**名称**: 说明`` → 名称)."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    family: str
+    ordinal: int
+    start: int
+    end: int
+
+
+def strip_bold(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """Remove ``**`` pairs; return the plain text and the bold ranges in it."""
+    plain: list[str] = []
+    ranges: list[tuple[int, int]] = []
+    pos = 0
+    length = 0
+    for match in _BOLD_RE.finditer(text):
+        before = text[pos : match.start()]
+        plain.append(before)
+        length += len(before)
+        inner = match.group(1)
+        ranges.append((length, length + len(inner)))
+        plain.append(inner)
+        length += len(inner)
+        pos = match.end()
+    plain.append(text[pos:])
+    return "".join(plain), ranges
+
+
+def _ordinal(family: str, token: str) -> int:
+    if family == "circled":
+        code = ord(token)
+        return code - 0x2460 + 1 if code <= 0x2473 else code - 0x2474 + 1
+    if family in ("shi", "di", "cn_wrapped"):
+        return _CN_NUM.index(token) + 1
+    if family == "seq":
+        return _SEQ_WORDS[token]
+    return int(token)
+
+
+def _code_ranges(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]+`", text)]
+
+
+def find_markers(text: str) -> list[Marker]:
+    code = _code_ranges(text)
+    found: list[Marker] = []
+    for family, pattern in _MARKER_PATTERNS.items():
+        for match in pattern.finditer(text):
+            if any(a <= match.start() < b for a, b in code):
+                continue
+            found.append(Marker(family, _ordinal(family, match.group(1)), match.start(), match.end()))
+    return sorted(found, key=lambda m: (m.start, m.family))
+
+
+def _runs(markers: list[Marker]) -> list[list[Marker]]:
+    """Marker runs 1, 2, 3… of one family; the longest runs win overlaps."""
+    runs: list[list[Marker]] = []
+    families = sorted({m.family for m in markers})
+    for family in families:
+        mine = [m for m in markers if m.family == family]
+        for i, first in enumerate(mine):
+            if first.ordinal != 1:
+                continue
+            run = [first]
+            for nxt in mine[i + 1 :]:
+                if family == "seq":
+                    if nxt.ordinal == 9 or nxt.ordinal > run[-1].ordinal:
+                        run.append(nxt)
+                        if nxt.ordinal == 9:
+                            break
+                elif nxt.ordinal == run[-1].ordinal + 1:
+                    run.append(nxt)
+            if len(run) >= 2:
+                runs.append(run)
+    runs.sort(key=lambda r: (-len(r), r[0].start))
+    chosen: list[list[Marker]] = []
+    for run in runs:
+        lo, hi = run[0].start, run[-1].end
+        if all(hi <= c[0].start or lo >= c[-1].end for c in chosen):
+            chosen.append(run)
+    return sorted(chosen, key=lambda r: r[0].start)
+
+
+def _sentence_end(text: str, start: int) -> int:
+    """Index just past the sentence that contains *start* (brackets and quotes respected)."""
+    depth: list[str] = []
+    i = start
+    in_code = False
+    while i < len(text):
+        ch = text[i]
+        if ch == "`":
+            in_code = not in_code
+        elif not in_code:
+            if ch in _OPENERS:
+                depth.append(_OPENERS[ch])
+            elif depth and ch == depth[-1]:
+                depth.pop()
+            elif ch in _SENTENCE_END and not depth:
+                return i + 1
+        i += 1
+    return len(text)
+
+
+def _sentence_start(text: str, end: int) -> int:
+    i = end
+    while i > 0 and text[i - 1] not in _SENTENCE_END:
+        i -= 1
+    return i
+
+
+def _announced_count(lead: str) -> int | None:
+    match = None
+    for match in _COUNT_RE.finditer(lead):
+        pass
+    if match is None:
+        return None
+    token = match.group(1) or match.group(2)
+    if token.isdigit():
+        return int(token)
+    return {"两": 2}.get(token) or _CN_NUM.index(token) + 1
+
+
+def split_units(text: str, bold: list[tuple[int, int]] | None = None) -> list[Unit]:
+    """Units of a bold-free review *text*, in reading order."""
+    bold = bold or []
+    units: list[Unit] = []
+    pos = 0
+    for run in _runs(find_markers(text)):
+        lead_start = _sentence_start(text, run[0].start)
+        lead = text[lead_start : run[0].start].strip()
+        count = _announced_count(lead)
+        if count is not None and count != len(run):
+            continue
+        if run[0].start < pos:
+            continue
+        units.extend(_prose_units(text, pos, lead_start))
+        for i, marker in enumerate(run):
+            end = run[i + 1].start if i + 1 < len(run) else _sentence_end(text, marker.end)
+            item = text[marker.end : end]
+            stripped = item.strip().rstrip("；;，,。")
+            offset = marker.end + (len(item) - len(item.lstrip()))
+            units.append(Unit(stripped, offset, marker.ordinal if marker.family != "seq" else i + 1,
+                              lead=lead.rstrip("：:，, "), heading=_heading(stripped, offset, bold)))
+            pos = end
+    units.extend(_prose_units(text, pos, len(text)))
+    return [part for u in units if u.text for part in _split_headings(u, bold)]
+
+
+def _split_headings(unit: Unit, bold: list[tuple[int, int]]) -> list[Unit]:
+    """Cut a prose unit at bold headings inside it (``…有三处：**组提交**：说明；…``)."""
+    if unit.ordinal or unit.heading:
+        return [unit]
+    starts = [a - unit.offset for a, b in bold
+              if unit.offset < a < unit.offset + len(unit.text)
+              and unit.text[b - unit.offset : b - unit.offset + 2].lstrip()[:1] in (":", "：")]
+    if not starts:
+        return [unit]
+    out = [Unit(unit.text[: starts[0]].strip().rstrip("：:；;，,"), unit.offset)]
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(unit.text)
+        piece = unit.text[start:end]
+        stop = re.search(r"[；;]", piece)
+        body, rest = (piece[: stop.start()], piece[stop.end() :]) if stop else (piece, "")
+        offset = unit.offset + start
+        out.append(Unit(body.strip(), offset, heading=_heading(body, offset, bold)))
+        if rest.strip():
+            out.append(Unit(rest.strip().rstrip("；;"), offset + len(piece) - len(rest) + (len(rest) - len(rest.lstrip()))))
+    return [u for u in out if u.text]
+
+
+def _prose_units(text: str, start: int, stop: int) -> Iterator[Unit]:
+    pos = start
+    while pos < stop:
+        end = min(_sentence_end(text, pos), stop)
+        chunk = text[pos:end]
+        stripped = chunk.strip()
+        if stripped:
+            offset = pos + (len(chunk) - len(chunk.lstrip()))
+            yield Unit(stripped.rstrip("。"), offset)
+        pos = end
+
+
+def _heading(item: str, offset: int, bold: list[tuple[int, int]]) -> str:
+    for a, b in bold:
+        if a == offset and item[b - a : b - a + 1] in (":", "：", " ") :
+            rest = item[b - a :].lstrip()
+            if rest[:1] in (":", "："):
+                return item[: b - a]
+    return ""

@@ -1,0 +1,79 @@
+"""Each quality check: one card it passes, one it rejects."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from deckgen import gate
+from deckgen.markup import deletion
+from deckgen.segment import get_segmenter
+from deckgen.types import Card, CardKind, Entry, Relation, Verdict
+
+REVIEW = ("值得精读。采用 `torch.empty` 而非 `torch.zeros`，以减少初始化开销。"
+          "通过预分配 `workspace` 来避免在捕获期间分配显存，从而消除了图重放时的非法内存访问。")
+ENTRY = Entry("o/r", "为调度器引入预分配工作区", REVIEW, Path("s.txt"), 3, 5)
+BASE = Card(entry=ENTRY, kind=CardKind.WHY, key="why:x", prompt="采用 `torch.empty` 而非 `torch.zeros`，目的是什么？",
+            answer="减少初始化开销", cue="r · 为调度器引入预分配工作区", sentence=REVIEW, line=5,
+            verdict=Verdict.DEEP, relation=Relation.PURPOSE)
+CLOZE = replace(BASE, kind=CardKind.CLOZE, answer="`workspace`",
+                prompt="通过预分配 " + deletion(1, "`workspace`") + " 来避免在捕获期间分配显存，从而消除了图重放时的非法内存访问")
+
+
+def codes(card: Card, check) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f"{f.check}:{f.severity}" for f in check(card, get_segmenter())]
+
+
+CASES = [
+    # (check, passing card, failing card, expected failing code)
+    (gate.check_answer_shape, BASE, replace(BASE, prompt="采用 torch.empty 的目的。"), "Q1:R"),
+    (gate.check_yes_no, BASE, replace(BASE, prompt="采用 torch.empty 是否为了减少开销？"), "Q2:R"),
+    (gate.check_context_cue, BASE, replace(BASE, cue=" "), "Q3:R"),
+    (gate.check_leak, BASE, replace(BASE, prompt="为了减少初始化开销采用了什么？"), "A3:R"),
+    (gate.check_question_length, BASE, replace(BASE, prompt="为什么" + "很长的问题" * 20 + "？"), "Q5:R"),
+    (gate.check_answer_length, BASE, replace(BASE, answer="减少" * 20), "A1:R"),
+    (gate.check_one_fact, BASE, replace(BASE, answer="减少开销，提升吞吐"), "A2:R"),
+    (gate.check_specific, BASE, replace(BASE, answer="性能"), "A4:R"),
+    (gate.check_fragments, BASE, replace(BASE, answer="减少初始化开销的"), "A5:R"),
+    (gate.check_fragments, BASE, replace(BASE, answer="torch.emp 的开销"), "A5:R"),
+    (gate.check_balanced, BASE, replace(BASE, answer="减少（初始化开销"), "A6:R"),
+    (gate.check_orphans, BASE, replace(BASE, prompt="其目的是什么？"), "A7:R"),
+    (gate.check_cloze_syntax, CLOZE, replace(CLOZE, prompt="通过预分配 " + deletion(1, "a::b") + " 来避免分配显存"), "A8:R"),
+    (gate.check_cloze_context, CLOZE, replace(CLOZE, prompt="预分配 " + deletion(1, "`workspace`")), "A9:R"),
+    (gate.check_extractive, BASE, replace(BASE, answer="降低编译时间"), "A10:R"),
+    (gate.check_typography, BASE, replace(BASE, prompt="采用  torch.empty 的目的是什么？"), "A15:W"),
+]
+
+
+@pytest.mark.parametrize(("check", "good", "bad", "code"), CASES, ids=[c[3] + ":" + c[0].__name__ for c in CASES])
+def test_check_passes_good_and_flags_bad(check, good: Card, bad: Card, code: str) -> None:  # type: ignore[no-untyped-def]
+    assert codes(good, check) == []
+    assert code in codes(bad, check)
+
+
+def test_term_recall_card_may_not_show_part_of_its_name() -> None:
+    card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
+    assert "A3:R" in codes(card, gate.check_leak)
+
+
+def test_cloze_body_still_visible_elsewhere_is_rejected() -> None:
+    card = replace(CLOZE, prompt="预分配 " + deletion(1, "`workspace`") + "，并在每次捕获前复用同一个 `workspace` 以免分配显存")
+    assert "A3c:R" in codes(card, gate.check_cloze_context)
+
+
+def test_select_cards_drops_rejects_and_duplicates() -> None:
+    seg = get_segmenter()
+    bad = replace(BASE, key="why:y", answer="性能")
+    dup = replace(BASE, key="why:z")
+    chosen = gate.select_cards([gate.Candidate(c, 2.0, REVIEW) for c in (BASE, bad, dup)], seg, limit=10)
+    assert chosen == [replace(BASE, score=chosen[0].score)]
+
+
+def test_select_cards_counts_cloze_numbers_against_the_limit() -> None:
+    seg = get_segmenter()
+    two = replace(CLOZE, prompt="通过预分配 " + deletion(1, "`workspace`") + " 来避免在捕获期间分配显存，从而消除了"
+                  + deletion(2, "图重放时的非法内存访问"))
+    assert gate.anki_cards(two) == 2
+    assert gate.select_cards([gate.Candidate(two, 2.0, REVIEW)], seg, limit=1) == []

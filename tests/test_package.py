@@ -1,0 +1,93 @@
+"""The .apkg: stable identity, escaped fields, note types with fixed ids, atomic reproducible writes."""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import genanki
+import pytest
+
+from conftest import read_apkg
+from deckgen.errors import OutputError
+from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model, schema
+from deckgen.package import DeckPlan, card_guid, card_tags, note_fields, write_apkg
+from deckgen.types import Card, CardKind, Entry, Relation, Verdict
+
+ENTRY = Entry("o/r", "为调度器引入预分配工作区", "值得精读。采用 `a<b>` 而非 c。", Path("s.txt"), 3, 5)
+CARD = Card(entry=ENTRY, kind=CardKind.CONTRAST, key="contrast:contrast:c", prompt="用什么替代了「c」？",
+            answer="`a<b>`", cue="r · 为调度器引入预分配工作区", sentence="采用 `a<b>` 而非 c", line=5,
+            verdict=Verdict.DEEP, relation=Relation.CONTRAST)
+
+
+def test_guid_ignores_card_text() -> None:
+    """Rewording a question or answer keeps the GUID: Anki updates the note instead of duplicating it."""
+    assert card_guid(CARD) == card_guid(replace(CARD, prompt="换个问法？", answer="新答案", line=9))
+    assert card_guid(CARD) != card_guid(replace(CARD, key="contrast:contrast:d"))
+    assert card_guid(CARD) == genanki.guid_for("deckgen/v1", "o/r", ENTRY.pr_key, "contrast:contrast:c")
+
+
+def test_fields_are_escaped_html() -> None:
+    question, answer, cue, summary, sentence, source, verdict, status = note_fields(CARD)
+    assert answer == "<code>a&lt;b&gt;</code>"
+    assert summary == "为调度器引入预分配工作区"
+    assert source == "o/r · s.txt:5" and verdict == "精读" and status == ""
+
+
+def test_tags_are_hierarchical_without_spaces() -> None:
+    assert card_tags(CARD) == ["deckgen", "kind::contrast", "rel::contrast", "repo::o::r", "verdict::deep"]
+
+
+def test_note_types_have_fixed_ids_on_every_field_and_template() -> None:
+    for model, model_id in ((qa_model(), QA_MODEL_ID), (cloze_model(), CLOZE_MODEL_ID)):
+        assert model.model_id == model_id
+        assert all(isinstance(f["id"], int) for f in model.fields)
+        assert all(isinstance(t["id"], int) for t in model.templates)
+        assert "lang=\"zh-CN\"" in model.templates[0]["qfmt"] and ".nightMode" in model.css
+    assert QA_MODEL_ID not in (1607392319,) and len({QA_MODEL_ID, CLOZE_MODEL_ID}) == 2
+
+
+def test_schema_is_frozen() -> None:
+    """Changing a field or template of a note type forks it in every user's collection.
+
+    If this fails, you changed the schema: bump SCHEMA_VERSION, update this test and
+    the README's "Note types" section with the import instructions for users.
+    """
+    assert schema() == {
+        "version": 1,
+        "models": [
+            {"id": 1559912837,
+             "fields": [["Question", 1591625101], ["Answer", 1591625102], ["Cue", 1591625103],
+                        ["Summary", 1591625104], ["Sentence", 1591625105], ["Source", 1591625106],
+                        ["Verdict", 1591625107], ["Status", 1591625108]],
+             "templates": [["Recall", 1591625201]]},
+            {"id": 2142164388,
+             "fields": [["Text", 1315998701], ["Cue", 1315998702], ["Summary", 1315998703],
+                        ["Sentence", 1315998704], ["Source", 1315998705], ["Verdict", 1315998706],
+                        ["Status", 1315998707]],
+             "templates": [["Cloze", 1315998801]]},
+        ],
+    }
+
+
+def test_write_is_reproducible_and_compressed(tmp_path: Path) -> None:
+    plan = DeckPlan([CARD], timestamp=1_700_000_000)
+    a = write_apkg(plan, tmp_path / "a.apkg").read_bytes()
+    b = write_apkg(plan, tmp_path / "b.apkg").read_bytes()
+    assert a == b
+    with zipfile.ZipFile(tmp_path / "a.apkg") as archive:
+        assert [i.filename for i in archive.infolist()] == ["collection.anki2", "media"]
+        assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in archive.infolist())
+    guid, fields, tags, mid = read_apkg(tmp_path / "a.apkg")[0]
+    assert (guid, mid) == (card_guid(CARD), QA_MODEL_ID)
+
+
+def test_no_temporary_files_left(tmp_path: Path) -> None:
+    write_apkg(DeckPlan([CARD], timestamp=1), tmp_path / "deck.apkg")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deck.apkg"]
+
+
+def test_output_that_is_a_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match="is a folder"):
+        write_apkg(DeckPlan([CARD], timestamp=1), tmp_path)
