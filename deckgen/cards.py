@@ -28,6 +28,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "definition": ("「{x}」具体是什么做法？", "「{x}」指的是怎样的设计？", "「{x}」是怎么做的？"),
     "name": ("哪项设计的做法是“{y}”？", "“{y}”——这一设计叫什么？"),
     "contrast": ("没有{y}，而是采用了什么做法？", "用什么替代了「{y}」？", "不是「{y}」，而是怎么做的？"),
+    "migrate": ("从「{y}」迁移到了什么？", "「{y}」被换成了什么？"),
     "purpose_why": ("{x}，目的是什么？", "为什么要{x}？", "{x}是为了什么？"),
     "purpose_how": ("为了{y}，该 PR 怎么做？", "该 PR 如何做到{y}？"),
     "avoid_why": ("{x}，是为了避免什么？", "{x}可以避免什么问题？"),
@@ -50,7 +51,9 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
     "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
 }
-_TERM_RANK = {"code": 1.8, "quote": 1.7, "set": 1.6, "ascii": 1.6, "object": 1.5, "relation": 1.9, "example": 1.1}
+_TERM_RANK = {"code": 1.8, "quote": 1.7, "set": 1.6, "ascii": 1.6, "object": 1.5, "relation": 1.9, "example": 0.9}
+_LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
+_ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
 _LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
 _ENSURE = ("确保", "保证", "保障")
 _EFFECT = ("让", "使", "使得")
@@ -112,6 +115,7 @@ class CardMaker:
         self.seg = seg
         self.cue = cue_for(review)
         self.candidates: list[Candidate] = []
+        self.gaps: dict[str, list[Fact]] = {}
 
     def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
         key = f"{kind.value}:{family}:{norm(anchor)}"
@@ -119,28 +123,44 @@ class CardMaker:
         name = fact.name if fact.relation not in (Relation.DEFINITION, Relation.ACTION) else ""
         if name and kind != CardKind.NAME and norm(name) not in norm(question) and units(name) <= 12:
             question = fill("「{n}」中，{q}", n=name, q=question)
-        self._add(fact, kind, key, question, answer, _RELATION_RANK.get(fact.relation, 1.0))
+        rank = _RELATION_RANK.get(fact.relation, 1.0)
+        if is_self_reference(fact.subject) or _ASSESSMENT.search(fact.sentence):
+            rank -= 1.0  # the reviewer's overall judgement ("本 PR 是一个高质量的…"), not a decision
+        self._add(fact, kind, key, question, answer, rank)
 
-    def cloze(self, clause: str, context: str, terms: list[Fact]) -> None:
-        """One cloze note over *clause* (or its whole sentence when the clause is too short)."""
-        chosen: list[Fact] = []
-        for fact in terms:
-            term = fact.subject
-            if len(chosen) == MAX_DELETIONS_PER_NOTE:
-                break
-            if term in clause and not is_generic(term) and not any(term in c.subject or c.subject in term for c in chosen):
-                chosen.append(fact)
-        if not chosen:
-            return
-        text = clause if units(clause) >= 12 or clause not in context else context
-        text = re.sub(r"^它(?=[\u4e00-\u9fff])", "该 PR ", text)
-        # Ordinals follow reading order, so c1 is the first gap a learner meets.
-        chosen.sort(key=lambda f: text.find(f.subject))
-        for ordinal, fact in enumerate(chosen, start=1):
-            text = text.replace(fact.subject, deletion(ordinal, fact.subject))
-        rank = max(_TERM_RANK.get(f.marker, 1.4) for f in chosen)
-        key = f"cloze:{norm(clause)[:48]}"
-        self._add(chosen[0], CardKind.CLOZE, key, text, "；".join(f.subject for f in chosen), rank)
+    def gap(self, fact: Fact, clause: str, context: str) -> None:
+        """Offer *fact*'s subject as a cloze deletion in *clause* (shown in *context* if the clause is short)."""
+        if fact.subject in clause and not is_generic(fact.subject):
+            self.gaps.setdefault((clause, context), []).append(fact)
+
+    def clozes(self) -> None:
+        """One cloze note per text, up to three deletions each, numbered in reading order."""
+        by_text: dict[str, list[Fact]] = {}
+        for (clause, context), facts in self.gaps.items():
+            largest = max(units(f.subject) for f in facts)
+            short = units(clause) < 12 or largest / max(units(clause), 1) > 0.3
+            text = context if short and clause in context else clause
+            text = re.sub(r"^它(?=[\u4e00-\u9fff])", "该 PR ", _LEADING_CONNECTIVE.sub("", text).strip())
+            by_text.setdefault(text, []).extend(f for f in facts if f.subject in text)
+        for text, facts in by_text.items():
+            chosen: list[Fact] = []
+            for fact in _cloze_order(facts):
+                if not any(fact.subject in c.subject or c.subject in fact.subject for c in chosen):
+                    chosen.append(fact)
+            # Code identifiers and phrases go to separate notes: recalling a name
+            # and recalling a mechanism are different exercises.
+            code = [f for f in chosen if _is_code(f.subject)]
+            phrases = [f for f in chosen if not _is_code(f.subject)]
+            groups = [part[i : i + MAX_DELETIONS_PER_NOTE] for part in (code, phrases)
+                      for i in range(0, len(part), MAX_DELETIONS_PER_NOTE)]
+            for group in groups:
+                group = sorted(group, key=lambda f: text.find(f.subject))
+                marked = text
+                for ordinal, fact in enumerate(group, start=1):
+                    marked = marked.replace(fact.subject, deletion(ordinal, fact.subject))
+                rank = max(_term_rank(f) for f in group)
+                key = "cloze:" + "|".join(sorted(norm(f.subject) for f in group))
+                self._add(group[0], CardKind.CLOZE, key, marked, "；".join(f.subject for f in group), rank)
 
     def _add(self, fact: Fact, kind: CardKind, key: str, prompt: str, answer: str, rank: float) -> None:
         entry = self.review.entry
@@ -160,7 +180,8 @@ class CardMaker:
             self.qa(fact, CardKind.DECISION, "definition", y, x, x=x)
             self.qa(fact, CardKind.NAME, "name", x, x, y=y)
         elif rel == Relation.CONTRAST:
-            self.qa(fact, CardKind.CONTRAST, "contrast", x, y, y=y)
+            family = "migrate" if fact.marker.startswith("从") else "contrast"
+            self.qa(fact, CardKind.CONTRAST, family, x, y, y=y)
             self.relation_cloze(fact, x)
         elif rel == Relation.PURPOSE:
             self.qa(fact, CardKind.WHY, "purpose_why", y, x, x=x)
@@ -209,7 +230,7 @@ class CardMaker:
         if 2 <= units(target) <= 12 and target in fact.sentence:
             term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker="relation", name=fact.name)
             clause = next((c for c in re.split(r"(?<=[；;。])", fact.sentence) if target in c), fact.sentence)
-            self.cloze(clause.strip().rstrip("；;。"), fact.sentence, [term])
+            self.gap(term, clause.strip().rstrip("；;。"), fact.sentence)
 
     def _means(self, fact: Fact) -> None:
         x, y = fact.subject, fact.detail
@@ -228,24 +249,32 @@ class CardMaker:
 def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candidate]:
     """Every card deckgen could make for *review*, before the gate."""
     maker = CardMaker(review, seg or get_segmenter())
-    by_clause: dict[tuple[str, str], list[Fact]] = {}
     for fact in review.facts:
         if fact.relation == Relation.TERM:
-            by_clause.setdefault((fact.detail, fact.sentence), []).append(fact)
+            maker.gap(fact, fact.detail, fact.sentence)
         else:
             maker.add_fact(fact)
-    for (clause, sentence), terms in by_clause.items():
-        maker.cloze(clause, sentence, _cloze_order(terms))
+    maker.clozes()
     return maker.candidates
+
+
+def _term_rank(fact: Fact) -> float:
+    rank = _TERM_RANK.get(fact.marker, 1.4)
+    if fact.subject.count("/") >= 2:
+        rank -= 0.6  # a long path is a poor thing to recall; its file name is in other cards
+    return rank
+
+
+def _is_code(term: str) -> bool:
+    return term.startswith("`") or bool(re.fullmatch(r"[\x21-\x7e]+", term) and re.search(r"[_./:]", term))
 
 
 def _cloze_order(terms: Iterable[Fact]) -> list[Fact]:
     """Most specific terms first: code, then English terms, then the rest; longer before shorter."""
     def rank(fact: Fact) -> tuple[int, int]:
         term = fact.subject
-        code = term.startswith("`") or bool(re.search(r"[_./]", term))
         ascii_term = bool(PROTECTED_RE.fullmatch(term))
-        return (0 if code else 1 if ascii_term else 2, -units(term))
+        return (0 if _is_code(term) else 1 if ascii_term else 2, -units(term))
     return sorted(terms, key=rank)
 
 

@@ -76,8 +76,14 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)
     head, parts = _list_parts(body, finder)
     quoted = [p for m in _QUOTED_RE.finditer(body) if units(m.group(1)) >= 6 for p in _plus_parts(m.group(1))]
-    pieces = ([head] if head else []) + (parts or ([] if head else [body]))
-    for piece in pieces + quoted:
+    # (text to search, sentence shown with its facts): a list member is shown with
+    # the clause that introduces the list, not with the whole list.
+    if parts:
+        intro = clean(_clauses(head)[-1]) if head else ""
+        segments = [(head, head)] + [(p, f"{intro}：{p}" if intro else p) for p in parts]
+    else:
+        segments = [(body, text)]
+    for piece, context in segments + [(q, text) for q in quoted]:
         found = finder.find(piece, line, topic=topic)
         is_item = piece in parts or piece in quoted or bool(unit.ordinal and piece is body)
         if not found and is_item:
@@ -85,14 +91,14 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
             if split:
                 found = [Fact(Relation.MEANS, split[0], split[1], piece, line)]
             elif piece in parts:
-                found = [Fact(Relation.TERM, t, piece, piece, line, marker="ascii") for t in _ascii_terms(piece)]
-        facts.extend(_in_context(f, text if piece is body or f.relation == Relation.TERM else piece, name, unit.lead)
-                     for f in found)
+                found = [Fact(Relation.TERM, t, context, context, line, marker="ascii") for t in _ascii_terms(piece)]
+        facts.extend(_in_context(f, context, name, unit.lead) for f in found)
     agent = _pronoun_agent(body, topic, finder)
     if agent:
         facts.append(_in_context(Fact(Relation.MEANS, topic, agent, body, line), text, name, unit.lead))
     relation_facts = bool(facts)
-    facts.extend(_term_facts(text, line, unit, name, finder, relation_facts))
+    for _, context in (segments if parts else [(body, text)]):
+        facts.extend(_term_facts(context, line, unit, name, finder, relation_facts))
     return facts
 
 

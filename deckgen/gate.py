@@ -340,22 +340,33 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
     kept: list[tuple[int, Card]] = []
     seen: set[str] = set()
     total = 0
-    for value, index, card in passed:
-        marks = {"q:" + norm(card.prompt), "k:" + card.key}
-        if card.kind != CardKind.CLOZE:
-            marks.add("a:" + norm(card.answer))
-        if marks & seen:
-            continue
-        grams = _trigrams(card.prompt)
-        if any(_jaccard(grams, _trigrams(other.prompt)) >= 0.8 and norm(other.answer) != norm(card.answer)
-               for _, other in kept):
-            continue
-        size = anki_cards(card)
-        if total + size > limit:
-            continue
-        seen |= marks
-        total += size
-        kept.append((index, _with_score(card, value)))
+    per_sentence: dict[str, int] = {}
+    # Two passes: first at most two notes per source sentence, so every decision the
+    # review names gets a card before any decision gets a third; then fill up.
+    for cap in (2, 3):
+        for value, index, card in passed:
+            if any(i == index for i, _ in kept) or per_sentence.get(card.sentence, 0) >= cap:
+                continue
+            marks = {"q:" + norm(card.prompt), "k:" + card.key}
+            if card.kind == CardKind.CLOZE:
+                # A phrase is blanked once per PR, whatever sentence carries it.
+                marks |= {"d:" + norm(body) for _, body in deletions(card.prompt)}
+            else:
+                marks.add("a:" + norm(card.answer))
+            if marks & seen:
+                continue
+            grams = _trigrams(card.prompt)
+            if card.kind != CardKind.CLOZE and any(
+                    other.kind != CardKind.CLOZE and _jaccard(grams, _trigrams(other.prompt)) >= 0.8
+                    and norm(other.answer) != norm(card.answer) for _, other in kept):
+                continue
+            size = anki_cards(card)
+            if total + size > limit:
+                continue
+            seen |= marks
+            total += size
+            per_sentence[card.sentence] = per_sentence.get(card.sentence, 0) + 1
+            kept.append((index, _with_score(card, value)))
     return [card for _, card in sorted(kept, key=lambda item: item[0])]
 
 
