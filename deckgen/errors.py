@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .types import Level, SeedFinding
+
 
 class DeckgenError(Exception):
     """Base class: a problem the user can fix, with a message that says how."""
@@ -17,11 +19,12 @@ class SeedError(DeckgenError):
         self.line = line
         self.problem = problem
         self.fix = fix
-        where = f"{self.path}:{line}" if line else f"{self.path}"
-        message = f"{where}: {problem}"
-        if fix:
-            message += f" ({fix})"
-        super().__init__(message)
+        self.finding = SeedFinding(self.path, line, Level.ERROR, problem, fix)
+        super().__init__(f"{self.finding.where}: {self.finding.text}")
+
+    @classmethod
+    def from_finding(cls, finding: SeedFinding) -> SeedError:
+        return cls(finding.path, finding.line, finding.message, finding.fix)
 
 
 class OutputError(DeckgenError):

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SeedError
-from .types import Entry
+from .types import Entry, Level, SeedFinding
 
 SEED_SUFFIX = ".txt"
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?/[A-Za-z0-9._-]+$")
@@ -55,6 +56,44 @@ def _walk_txt(folder: Path) -> Iterator[Path]:
                 yield Path(root) / name
 
 
+@dataclass(frozen=True)
+class SeedScan:
+    """One seed file as the parse stage read it: the entries it could make out and every problem found.
+
+    Scanning goes on after a problem wherever the rest of the file still makes
+    sense, so ``deckgen lint`` can list them all; the entries are then the
+    parser's best reading and must not be built into a deck.
+    """
+
+    path: Path
+    entries: tuple[Entry, ...]
+    findings: tuple[SeedFinding, ...]
+
+    @property
+    def errors(self) -> tuple[SeedFinding, ...]:
+        return tuple(f for f in self.findings if f.level == Level.ERROR)
+
+
+@dataclass(frozen=True)
+class CorpusScan:
+    """Every seed file named by the sources, scanned, plus the problems between files (duplicate PRs)."""
+
+    files: tuple[Path, ...]
+    scans: tuple[SeedScan, ...]
+    findings: tuple[SeedFinding, ...]
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(entry for scan in self.scans for entry in scan.entries)
+
+
+def raise_first_error(findings: Iterable[SeedFinding]) -> None:
+    """Raise the first error among *findings* as a :class:`SeedError`; warnings pass."""
+    for finding in findings:
+        if finding.level == Level.ERROR:
+            raise SeedError.from_finding(finding)
+
+
 def parse_corpus(sources: Iterable[Path]) -> list[Entry]:
     """Every entry of every seed file named by *sources*, files in name order."""
     entries: list[Entry] = []
@@ -63,28 +102,81 @@ def parse_corpus(sources: Iterable[Path]) -> list[Entry]:
     return entries
 
 
+def scan_corpus(sources: Iterable[Path]) -> CorpusScan:
+    """Scan every seed file named by *sources*; findings in file order, then duplicate PRs.
+
+    Raises :class:`SeedError` only for a source path that names no seed file.
+    """
+    files = tuple(find_seed_files(sources))
+    scans = tuple(scan_seed_file(path) for path in files)
+    entries = [entry for scan in scans for entry in scan.entries]
+    findings = [f for scan in scans for f in scan.findings] + duplicate_prs(entries)
+    return CorpusScan(files, scans, tuple(findings))
+
+
+def read_corpus(sources: Iterable[Path]) -> CorpusScan:
+    """:func:`scan_corpus`, refusing any error with the first one as a :class:`SeedError`."""
+    scan = scan_corpus(sources)
+    raise_first_error(scan.findings)
+    return scan
+
+
+def duplicate_prs(entries: Iterable[Entry]) -> list[SeedFinding]:
+    """An error for every entry whose PR (repository and normalised summary) came earlier.
+
+    Two entries of one PR would give notes with the same GUIDs in one deck.
+    """
+    first: dict[str, Entry] = {}
+    findings: list[SeedFinding] = []
+    for entry in entries:
+        earlier = first.setdefault(entry.pr_key, entry)
+        if earlier is not entry:
+            findings.append(SeedFinding(
+                entry.path, entry.title_line, Level.ERROR,
+                f"duplicate PR: the same summary as {earlier.path}:{earlier.title_line}",
+                "remove one of the two entries, or reword the summary if they are different PRs"))
+    return findings
+
+
 def read_seed_text(path: Path) -> str:
     """The text of a seed file; a clear :class:`SeedError` for anything that is not UTF-8 text."""
+    text, findings = _read_text(path)
+    raise_first_error(findings)
+    assert text is not None  # _read_text gives no text only with an error finding
+    return text
+
+
+def _read_text(path: Path) -> tuple[str | None, list[SeedFinding]]:
+    """The text of a seed file, or ``None`` and the error that makes it unreadable as UTF-8 text."""
+    def error(line: int | None, problem: str, fix: str = "") -> tuple[None, list[SeedFinding]]:
+        return None, [SeedFinding(path, line, Level.ERROR, problem, fix)]
+
     try:
         data = path.read_bytes()
     except IsADirectoryError:
-        raise SeedError(path, None, "is a folder, not a seed file") from None
+        return error(None, "is a folder, not a seed file")
     except PermissionError:
-        raise SeedError(path, None, "permission denied", "make the file readable") from None
+        return error(None, "permission denied", "make the file readable")
     except OSError as exc:
-        raise SeedError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        return error(None, f"cannot read: {exc.strerror or exc}")
     nul = data.find(b"\x00")
     if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise SeedError(path, line, f"NUL byte at byte offset {nul}: this looks like a binary file",
-                        "seed files are UTF-8 text")
+        return error(data.count(b"\n", 0, nul) + 1, f"NUL byte at byte offset {nul}: this looks like a binary file",
+                     "seed files are UTF-8 text")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SeedError(path, line, f"not valid UTF-8 at byte offset {exc.start}",
-                        "re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        return error(data.count(b"\n", 0, exc.start) + 1, f"not valid UTF-8 at byte offset {exc.start}",
+                     "re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n"), []
+
+
+def scan_seed_file(path: Path) -> SeedScan:
+    """Read and scan one seed file; every problem becomes a finding, nothing is raised."""
+    text, findings = _read_text(path)
+    if text is None:
+        return SeedScan(path, (), tuple(findings))
+    return scan_seed_text(text, path)
 
 
 def parse_seed_file(path: Path) -> list[Entry]:
@@ -92,37 +184,60 @@ def parse_seed_file(path: Path) -> list[Entry]:
 
 
 def parse_seed_text(text: str, path: Path) -> list[Entry]:
-    """Entries of one seed file's *text*; *path* is only used in messages and provenance."""
+    """Entries of one seed file's *text*; *path* is only used in messages and provenance.
+
+    Raises :class:`SeedError` for the first error :func:`scan_seed_text` finds.
+    """
+    scan = scan_seed_text(text, path)
+    raise_first_error(scan.findings)
+    return list(scan.entries)
+
+
+def scan_seed_text(text: str, path: Path) -> SeedScan:
+    """The entries of one seed file's *text* and every format problem in it (the one place that judges the format)."""
+    findings: list[SeedFinding] = []
+
+    def error(line: int | None, problem: str, fix: str = "") -> None:
+        findings.append(SeedFinding(path, line, Level.ERROR, problem, fix))
+
     lines = [line.rstrip() for line in text.split("\n")]
     for number, line in enumerate(lines, start=1):
         if len(line) > MAX_LINE_CHARS:
-            raise SeedError(path, number, f"line is {len(line):,} characters long (limit {MAX_LINE_CHARS:,})",
-                            "split the review into shorter lines or entries")
+            error(number, f"line is {len(line):,} characters long (limit {MAX_LINE_CHARS:,})",
+                  "split the review into shorter lines or entries")
     if not any(lines):
-        raise SeedError(path, None, "empty file", _FORMAT_HINT)
+        error(None, "empty file", _FORMAT_HINT)
+        return SeedScan(path, (), tuple(findings))
     repo = lines[0].strip()
+    start = 1
     if not REPO_RE.match(repo):
-        raise SeedError(path, 1, f"first line must name the GitHub repository as owner/name, found {repo[:60]!r}",
-                        _FORMAT_HINT)
-    blocks = list(_blocks(lines, start=1))
+        error(1, f"first line must name the GitHub repository as owner/name, found {repo[:60]!r}", _FORMAT_HINT)
+        if not _meant_as_repo(repo):
+            start = 0  # the repository line is missing: line 1 is already an entry's summary
+    blocks = list(_blocks(lines, start=start))
     if not blocks:
-        raise SeedError(path, 1, "only the repository line, no entries", _FORMAT_HINT)
+        error(1, "only the repository line, no entries", _FORMAT_HINT)
     entries: list[Entry] = []
     index = 0
     while index < len(blocks):
-        first_line, title_block = blocks[index]
-        title = title_block[0].strip()
-        if len(title_block) > 1 or _looks_like_review(title):
-            if _looks_like_review(title):
-                raise SeedError(path, first_line, "review paragraph without a PR summary line before it",
-                                "add the one-line summary, then a blank line, above the review")
-            raise SeedError(path, first_line + 1,
-                            "expected a blank line after the PR summary on the line before",
-                            "a summary is one line, then a blank line, then the review paragraph")
-        if index + 1 >= len(blocks):
-            raise SeedError(path, first_line, "PR summary without a review paragraph",
-                            "add a blank line and the review paragraph after it, or remove the summary")
-        review_line, review_block = blocks[index + 1]
+        first_line, block = blocks[index]
+        title = block[0].strip()
+        if _looks_like_review(title):
+            error(first_line, "review paragraph without a PR summary line before it",
+                  "add the one-line summary, then a blank line, above the review")
+            index += 1
+            continue
+        if len(block) > 1:
+            error(first_line + 1, "expected a blank line after the PR summary on the line before",
+                  "a summary is one line, then a blank line, then the review paragraph")
+            # Read on as the writer most likely meant it: the summary, then its review.
+            review_line, review_block, index = first_line + 1, block[1:], index + 1
+        elif index + 1 >= len(blocks):
+            error(first_line, "PR summary without a review paragraph",
+                  "add a blank line and the review paragraph after it, or remove the summary")
+            break
+        else:
+            (review_line, review_block), index = blocks[index + 1], index + 2
         entries.append(Entry(
             repo=repo,
             title=title,
@@ -131,8 +246,12 @@ def parse_seed_text(text: str, path: Path) -> list[Entry]:
             title_line=first_line,
             review_line=review_line,
         ))
-        index += 2
-    return entries
+    return SeedScan(path, tuple(entries), tuple(findings))
+
+
+def _meant_as_repo(line: str) -> bool:
+    """A malformed repository line (``owner / name``, a URL) rather than prose that starts the entries."""
+    return "/" in line and not re.search(r"[\u3400-\u9fff]", line)
 
 
 def _blocks(lines: list[str], start: int) -> Iterator[tuple[int, list[str]]]:

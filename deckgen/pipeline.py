@@ -12,7 +12,7 @@ from .cards import make_cards
 from .extract import extract_review
 from .gate import anki_cards
 from .package import DEFAULT_DECK_NAME, DeckPlan, write_apkg
-from .parse import find_seed_files, parse_seed_file
+from .parse import read_corpus
 from .segment import get_segmenter
 from .types import BuildReport, Card, Review, Verdict
 
@@ -32,25 +32,28 @@ class Corpus:
 
 
 def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES) -> Corpus:
-    """Parse, extract and make cards for every entry named by *sources*; nothing is written."""
-    files = tuple(find_seed_files(sources))
+    """Parse, extract and make cards for every entry named by *sources*; nothing is written.
+
+    Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
+    before any card is made.
+    """
+    scan = read_corpus(sources)
     seg = get_segmenter()
     reviews: list[Review] = []
     cards: list[Card] = []
     warnings: list[str] = []
-    for path in files:
-        for entry in parse_seed_file(path):
-            review = extract_review(entry, seg)
-            made = make_cards(review, seg)
-            reviews.append(review)
-            cards.extend(made)
-            where = f"{entry.path}:{entry.title_line}"
-            count = sum(anki_cards(c) for c in made)
-            if count < MIN_CARDS_PER_PR:
-                warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
-            if review.verdict == Verdict.UNKNOWN:
-                warnings.append(f"{where}: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review")
-    return Corpus(files, tuple(reviews), tuple(cards), tuple(warnings))
+    for entry in scan.entries:
+        review = extract_review(entry, seg)
+        made = make_cards(review, seg)
+        reviews.append(review)
+        cards.extend(made)
+        where = f"{entry.path}:{entry.title_line}"
+        count = sum(anki_cards(c) for c in made)
+        if count < MIN_CARDS_PER_PR:
+            warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
+        if review.verdict == Verdict.UNKNOWN:
+            warnings.append(f"{where}: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review")
+    return Corpus(scan.files, tuple(reviews), tuple(cards), tuple(warnings))
 
 
 def build_timestamp() -> int:

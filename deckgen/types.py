@@ -158,6 +158,43 @@ class Card:
         return (self.entry.repo, self.entry.pr_key, self.key)
 
 
+class Level(str, Enum):
+    """How bad a :class:`SeedFinding` is: errors stop a build, warnings do not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class SeedFinding:
+    """One problem in a seed file, as ``deckgen lint`` prints it: ``path:line: level: message (fix)``.
+
+    The parse stage collects these instead of stopping at the first problem;
+    :class:`~deckgen.errors.SeedError` is the first error finding, raised.
+    """
+
+    path: Path
+    line: int | None
+    """1-based line, or ``None`` when the problem is the whole file (empty, unreadable)."""
+    level: Level
+    message: str
+    """What is wrong."""
+    fix: str = ""
+    """What to do about it (may be empty)."""
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else f"{self.path}"
+
+    @property
+    def text(self) -> str:
+        """The message with its fix, as ``Error:`` lines and lint lines show it."""
+        return f"{self.message} ({self.fix})" if self.fix else self.message
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.level.value}: {self.text}"
+
+
 @dataclass(frozen=True)
 class BuildReport:
     """What a build did, for the CLI's summary line and for tests."""

@@ -8,7 +8,9 @@ import pytest
 
 from conftest import write_seed
 from deckgen.errors import SeedError
-from deckgen.parse import find_seed_files, parse_corpus, parse_seed_file, parse_seed_text
+from deckgen.parse import (find_seed_files, parse_corpus, parse_seed_file, parse_seed_text, read_corpus, scan_corpus,
+                           scan_seed_file, scan_seed_text)
+from deckgen.types import Level
 
 GOOD = "o/r\n\n标题一\n\n评论一第一行\n评论一第二行\n\n标题二\n\n评论二\n"
 
@@ -107,3 +109,54 @@ def test_pr_key_ignores_punctuation_but_not_words() -> None:
     other = parse_seed_text("o/r\n\n修复 C，提升 B。\n\n评论\n", Path("x.txt"))[0]
     assert base.pr_key == punct.pr_key
     assert base.pr_key != other.pr_key
+
+
+def test_scan_collects_every_problem_and_reads_on(tmp_path: Path) -> None:
+    """A scan lists each format problem with its line and keeps the entries it can still make out."""
+    text = ("o/r\n\n"
+            "标题一\n评论一紧跟标题\n\n"  # no blank line after the summary: read on as summary + review
+            "标题二\n\n评论二\n\n"
+            "孤立标题\n")
+    scan = scan_seed_text(text, tmp_path / "s.txt")
+    assert [(f.line, f.level, f.message) for f in scan.findings] == [
+        (4, Level.ERROR, "expected a blank line after the PR summary on the line before"),
+        (10, Level.ERROR, "PR summary without a review paragraph"),
+    ]
+    assert [(e.title, e.review, e.review_line) for e in scan.entries] == [("标题一", "评论一紧跟标题", 4), ("标题二", "评论二", 8)]
+
+
+def test_missing_repository_line_reads_entries_from_line_1(tmp_path: Path) -> None:
+    """Prose on line 1 means the repository line is missing: one error, and the entries still line up."""
+    scan = scan_seed_text("标题\n\n评论\n", tmp_path / "s.txt")
+    assert [f.line for f in scan.findings] == [1]
+    assert [(e.title, e.title_line, e.review_line) for e in scan.entries] == [("标题", 1, 3)]
+
+
+def test_first_error_of_a_scan_is_what_parse_raises(tmp_path: Path) -> None:
+    """The raising path is built on the scan: the error raised is the scan's first error, word for word."""
+    path = write_seed(tmp_path, "bad.txt", "owner / repo\n\n标题\n评论\n\n孤立\n")
+    scan = scan_seed_file(path)
+    assert len(scan.errors) == 3
+    with pytest.raises(SeedError) as caught:
+        parse_seed_file(path)
+    assert caught.value.finding == scan.errors[0]
+    assert str(caught.value) == f"{scan.errors[0].where}: {scan.errors[0].text}"
+
+
+def test_unreadable_file_is_one_finding(tmp_path: Path) -> None:
+    path = tmp_path / "gbk.txt"
+    path.write_bytes("o/r\n\n标题\n\n评论\n".encode("gbk"))
+    assert [str(f) for f in scan_seed_file(path).findings] == [
+        f"{path}:3: error: not valid UTF-8 at byte offset 5 (re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8)"]
+
+
+def test_duplicate_pr_across_files_is_an_error(tmp_path: Path) -> None:
+    """The same PR twice (summary equal up to punctuation) would give two notes one GUID: an error at the second."""
+    a = write_seed(tmp_path, "a.txt", "o/r\n\n修复 A，提升 B。\n\n评论\n")
+    b = write_seed(tmp_path, "b.txt", "o/r\n\n其他\n\n评论\n\n修复 A, 提升 B\n\n另一段评论\n")
+    scan = scan_corpus([tmp_path])
+    assert [str(f) for f in scan.findings] == [
+        f"{b}:7: error: duplicate PR: the same summary as {a}:3 (remove one of the two entries, "
+        "or reword the summary if they are different PRs)"]
+    with pytest.raises(SeedError, match="duplicate PR"):
+        read_corpus([tmp_path])
