@@ -8,6 +8,7 @@ import click
 
 from . import __version__
 from .errors import DeckgenError
+from .lint import lint_corpus
 from .package import DEFAULT_DECK_NAME
 from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck
 
@@ -43,3 +44,24 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, quiet: bool) ->
         for warning in report.warnings:
             click.echo(f"Warning: {warning}", err=True)
         click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
+
+
+@cli.command()
+@_SEEDS
+def lint(seeds: tuple[Path, ...]) -> None:
+    """Check seed files (default: seeds/) and print one `file:line: level: message` per problem.
+
+    Exits 1 when there are errors (the problems `deckgen build` refuses), else 0.
+
+    \b
+    Example:
+        deckgen lint seeds/new.txt
+    """
+    try:
+        report = lint_corpus(seeds or DEFAULT_SOURCES)
+    except DeckgenError as exc:
+        raise click.ClickException(str(exc)) from None
+    for finding in report.findings:
+        click.echo(str(finding))
+    click.echo(report.summary, err=True)
+    click.get_current_context().exit(1 if report.errors else 0)

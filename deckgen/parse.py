@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,7 +103,7 @@ def parse_corpus(sources: Iterable[Path]) -> list[Entry]:
 
 
 def scan_corpus(sources: Iterable[Path]) -> CorpusScan:
-    """Scan every seed file named by *sources*; findings in file order, then duplicate PRs.
+    """Scan every seed file named by *sources*; findings in file order, then line order.
 
     Raises :class:`SeedError` only for a source path that names no seed file.
     """
@@ -111,7 +111,13 @@ def scan_corpus(sources: Iterable[Path]) -> CorpusScan:
     scans = tuple(scan_seed_file(path) for path in files)
     entries = [entry for scan in scans for entry in scan.entries]
     findings = [f for scan in scans for f in scan.findings] + duplicate_prs(entries)
-    return CorpusScan(files, scans, tuple(findings))
+    return CorpusScan(files, scans, tuple(sort_findings(findings, files)))
+
+
+def sort_findings(findings: Iterable[SeedFinding], files: Sequence[Path]) -> list[SeedFinding]:
+    """*findings* in file order (as *files* lists them), then line order; a whole-file problem first."""
+    order = {path: index for index, path in enumerate(files)}
+    return sorted(findings, key=lambda f: (order.get(f.path, len(order)), f.line or 0))
 
 
 def read_corpus(sources: Iterable[Path]) -> CorpusScan:
@@ -246,7 +252,7 @@ def scan_seed_text(text: str, path: Path) -> SeedScan:
             title_line=first_line,
             review_line=review_line,
         ))
-    return SeedScan(path, tuple(entries), tuple(findings))
+    return SeedScan(path, tuple(entries), tuple(sort_findings(findings, [path])))
 
 
 def _meant_as_repo(line: str) -> bool:

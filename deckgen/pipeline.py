@@ -11,10 +11,11 @@ from pathlib import Path
 from .cards import make_cards
 from .extract import extract_review
 from .gate import anki_cards
+from .lint import review_findings
 from .package import DEFAULT_DECK_NAME, DeckPlan, write_apkg
 from .parse import read_corpus
 from .segment import get_segmenter
-from .types import BuildReport, Card, Review, Verdict
+from .types import BuildReport, Card, Review
 
 DEFAULT_SOURCES = (Path("seeds"),)
 DEFAULT_OUTPUT = Path("decks") / "deckgen.apkg"
@@ -51,8 +52,7 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES) -> Corpus:
         count = sum(anki_cards(c) for c in made)
         if count < MIN_CARDS_PER_PR:
             warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
-        if review.verdict == Verdict.UNKNOWN:
-            warnings.append(f"{where}: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review")
+        warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
     return Corpus(scan.files, tuple(reviews), tuple(cards), tuple(warnings))
 
 

@@ -1,0 +1,85 @@
+"""deckgen lint: every problem of a seed corpus as `file:line: level: message`, and build refusing the same errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import write_seed
+from deckgen.cli import cli
+from deckgen.lint import find_acronyms, lint_corpus
+
+HINT = "a seed file is: the repository on line 1, then entries of one summary line, a blank line and the review paragraph, separated by blank lines"
+
+
+def expected_lines(folder: Path) -> list[str]:
+    """What the fixture corpus tests/fixtures/lint holds, one line per problem planted in it."""
+    a, b, c, d, e = (folder / n for n in ("a_content.txt", "b_structure.txt", "c_empty.txt", "d_gbk.txt", "e_no_repo.txt"))
+    no_verdict = "no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review"
+    no_decision = ("no design decision found in the review (name decisions as 1) 2) … or **名称**: 说明, "
+                   "or with connectives such as 采用 X 而非 Y, X，以避免 Y)")
+    return [
+        f"{a}:9: warning: {no_verdict}",
+        f"{a}:13: warning: {no_decision}",
+        f"{b}:3: error: duplicate PR: the same summary as {a}:3 (remove one of the two entries, or reword the summary if they are different PRs)",
+        f"{b}:7: error: review paragraph without a PR summary line before it (add the one-line summary, then a blank line, above the review)",
+        f"{b}:9: error: PR summary without a review paragraph (add a blank line and the review paragraph after it, or remove the summary)",
+        f"{c}: error: empty file ({HINT})",
+        f"{d}:3: error: not valid UTF-8 at byte offset 20 (re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8)",
+        f"{e}:1: error: first line must name the GitHub repository as owner/name, found '为缓存引入分段 LRU，降低锁冲突。' ({HINT})",
+    ]
+
+
+def test_lint_fixture_gives_exactly_the_expected_lines(runner: CliRunner, fixtures: Path) -> None:
+    """Every planted problem, in file and line order, and exit 1 because some are errors."""
+    folder = fixtures / "lint"
+    result = runner.invoke(cli, ["lint", str(folder)])
+    assert result.stdout.splitlines() == expected_lines(folder)
+    assert result.stderr == "6 error(s), 2 warning(s) in 5 seed file(s); acronyms not checked (no glossary)\n"
+    assert result.exit_code == 1
+
+
+def test_lint_clean_corpus_exits_0(runner: CliRunner, fixtures: Path) -> None:
+    result = runner.invoke(cli, ["lint", str(fixtures / "good.txt")])
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_warnings_alone_exit_0(runner: CliRunner, tmp_path: Path) -> None:
+    seed = write_seed(tmp_path, "w.txt", "o/r\n\n调整日志格式。\n\n只是换了时间戳格式。\n")
+    result = runner.invoke(cli, ["lint", str(seed)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"{seed}:5: warning: no reading verdict")
+
+
+def test_missing_path_is_an_error_message(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["lint", str(tmp_path / "nope")])
+    assert (result.exit_code, result.stderr) == (1, f"Error: {tmp_path / 'nope'}: no such file or folder (check the path)\n")
+
+
+def test_build_refuses_every_lint_error_with_the_same_message(runner: CliRunner, fixtures: Path, tmp_path: Path) -> None:
+    """For each file with errors, build stops with lint's first error for it, word for word, and writes nothing."""
+    folder = fixtures / "lint"
+    errors = [line for line in expected_lines(folder) if ": error: " in line]
+    out = tmp_path / "deck.apkg"
+    for name in ("b_structure.txt", "c_empty.txt", "d_gbk.txt", "e_no_repo.txt"):
+        sources = [str(folder / "a_content.txt"), str(folder / name)]
+        first = next(line for line in errors if line.startswith(str(folder / name)))
+        result = runner.invoke(cli, ["build", *sources, "-o", str(out)])
+        assert result.exit_code == 1, name
+        assert result.stderr == "Error: " + first.replace(": error: ", ": ", 1) + "\n"
+        assert not out.exists()
+
+
+def test_unknown_acronyms_once_at_first_use(tmp_path: Path) -> None:
+    """An acronym outside the glossary is reported once, at its first line; code and CamelCase names are not acronyms."""
+    seed = write_seed(tmp_path, "a.txt", "o/r\n\n为 MoE 引入 DCP 支持。\n\n值得精读。通过 `TP_SIZE` 配置 FlashAttention，\n"
+                                         "并让 DCP 与 ROCm 兼容，以避免 OOM。\n")
+    report = lint_corpus([seed], known_terms={"dcp"})
+    assert [(f.line, f.message) for f in report.findings] == [
+        (3, "unknown acronym MoE"), (6, "unknown acronym ROCm"), (6, "unknown acronym OOM")]
+
+
+def test_find_acronyms() -> None:
+    assert [w for _, w in find_acronyms("用 LoRA、MRV2 和 KV cache；`CUDA_HOME` 与 vllm/ROCm 路径、FlashAttention-2、PR。")] == [
+        "LoRA", "MRV2", "KV", "PR"]
