@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -9,10 +12,20 @@ import click
 from . import __version__
 from .errors import DeckgenError
 from .lint import lint_corpus
+from .stats import collect_stats, format_stats
 from .package import DEFAULT_DECK_NAME
 from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """A :class:`DeckgenError` becomes ``Error: …`` on stderr and exit code 1."""
+    try:
+        yield
+    except DeckgenError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -57,11 +70,25 @@ def lint(seeds: tuple[Path, ...]) -> None:
     Example:
         deckgen lint seeds/new.txt
     """
-    try:
+    with _user_errors():
         report = lint_corpus(seeds or DEFAULT_SOURCES)
-    except DeckgenError as exc:
-        raise click.ClickException(str(exc)) from None
     for finding in report.findings:
         click.echo(str(finding))
     click.echo(report.summary, err=True)
     click.get_current_context().exit(1 if report.errors else 0)
+
+
+@cli.command()
+@_SEEDS
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+def stats(seeds: tuple[Path, ...], as_json: bool) -> None:
+    """Numbers of the deck `build` would make from SEEDS (default: seeds/): PRs, decisions, cards by kind,
+    topic and verdict, answer lengths, thin PRs, decisions with no card, warnings.
+
+    \b
+    Example:
+        deckgen stats --json | jq .cards_by_kind
+    """
+    with _user_errors():
+        numbers = collect_stats(seeds or DEFAULT_SOURCES)
+    click.echo(json.dumps(numbers.to_dict(), ensure_ascii=False, indent=2) if as_json else format_stats(numbers))
