@@ -1,26 +1,25 @@
 """Cards → .apkg.  The only stage that writes.
 
 The package is written deterministically (fixed zip dates and entry order,
-deflated entries, ids derived from the build timestamp) and atomically: into
-a temporary file beside the target, then renamed over it, so an interrupted
-build never leaves a half-written deck.
+deflated entries, ids derived from the build timestamp) and atomically (see
+:mod:`deckgen.atomic`), so an interrupted build never leaves a half-written
+deck and never a deck that disagrees with its lock file.
 """
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import re
 import sqlite3
-import tempfile
 import zipfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import genanki
 
+from .atomic import atomic_files
 from .errors import OutputError
 from .markup import cloze_to_html, escape, to_html
 from .notetypes import cloze_model, qa_model
@@ -103,51 +102,43 @@ def build_package(plan: DeckPlan) -> genanki.Package:
     return genanki.Package([decks[name] for name in sorted(decks)])
 
 
-def write_apkg(plan: DeckPlan, output: Path) -> Path:
-    """Write *plan* to *output* atomically and reproducibly; return the path written."""
+def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None) -> Path:
+    """Write *plan* to *output* atomically and reproducibly; return the path written.
+
+    *also* maps further files (the lock file) to their new bytes: they are
+    replaced together with the deck, or, if the build is interrupted, none is.
+    """
     output = Path(output)
     if output.is_dir():
         raise OutputError(f"{output}: is a folder; give a file name such as {output / 'deck.apkg'}")
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{output.parent}: cannot create the output folder ({exc.strerror or exc})") from None
-    package = build_package(plan)
-    with _temporary(output.parent, ".sqlite") as db_path, _temporary(output.parent, ".apkg") as zip_path:
-        connection = sqlite3.connect(db_path)
-        try:
-            cursor = connection.cursor()
-            id_gen = iter(range(plan.timestamp * 1000, plan.timestamp * 1000 + 10_000_000))
-            package.write_to_db(cursor, plan.timestamp, id_gen)
-            connection.commit()
-        finally:
-            connection.close()
-        _write_zip(zip_path, db_path)
-        os.replace(zip_path, output)
+    data = apkg_bytes(plan)
+    with atomic_files() as staging:
+        staging.write_bytes(output, data)
+        for path, content in sorted((also or {}).items()):
+            staging.write_bytes(path, content)
     return output
 
 
-def _write_zip(zip_path: Path, db_path: Path) -> None:
-    with zipfile.ZipFile(zip_path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in (("collection.anki2", db_path.read_bytes()), ("media", json.dumps({}).encode())):
+def apkg_bytes(plan: DeckPlan) -> bytes:
+    """The .apkg as bytes: an in-memory collection, zipped with fixed dates and order.
+
+    Never genanki's ``write_to_file``, which leaves a temporary SQLite file in
+    ``$TMPDIR`` on every call and writes non-reproducible zips.
+    """
+    package = build_package(plan)
+    connection = sqlite3.connect(":memory:")
+    try:
+        id_gen = iter(range(plan.timestamp * 1000, plan.timestamp * 1000 + 10_000_000))
+        package.write_to_db(connection.cursor(), plan.timestamp, id_gen)
+        connection.commit()
+        collection = connection.serialize()
+    finally:
+        connection.close()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in (("collection.anki2", collection), ("media", json.dumps({}).encode())):
             info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, data)
-        archive.fp.flush()  # type: ignore[union-attr]
-        os.fsync(archive.fp.fileno())  # type: ignore[union-attr]
-
-
-@contextmanager
-def _temporary(folder: Path, suffix: str) -> Iterator[Path]:
-    """A private temporary file in *folder* (same file system as the target), always removed."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=".deckgen-", suffix=suffix, dir=folder)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot write here ({exc.strerror or exc}); choose another output with -o") from None
-    os.close(fd)
-    path = Path(name)
-    try:
-        yield path
-    finally:
-        path.unlink(missing_ok=True)
+    return buffer.getvalue()

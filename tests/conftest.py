@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -104,3 +107,44 @@ def _seeds_deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("deck") / "seeds.apkg"
     build_deck([SEEDS], out, timestamp=1_700_000_000)
     return out
+
+
+NOBODY = 65534
+
+
+def as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@contextmanager
+def unprivileged() -> Iterator[None]:
+    """Run the block as an ordinary user, so that permission bits apply (root ignores them).
+
+    Only the effective ids change, so the test process gets root back afterwards.
+    """
+    if not as_root():
+        yield
+        return
+    os.setegid(NOBODY)
+    os.seteuid(NOBODY)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+@pytest.fixture(name="user_tmp")
+def _user_tmp() -> Iterator[Path]:
+    """A folder the unprivileged user owns (pytest's own tmp_path is private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="deckgen-test-"))
+    folder.chmod(0o755)
+    if as_root():
+        os.chown(folder, NOBODY, NOBODY)
+    try:
+        yield folder
+    finally:
+        for path in (folder, *folder.rglob("*")):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(folder)
