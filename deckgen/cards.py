@@ -33,25 +33,30 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "purpose_how": ("为了{y}，该 PR 怎么做？", "该 PR 如何做到{y}？"),
     "avoid_why": ("{x}，是为了避免什么？", "{x}可以避免什么问题？"),
     "avoid_how": ("为避免{y}，该 PR 怎么做？", "该 PR 如何避免{y}？"),
+    "eliminate_why": ("{x}，消除了什么？", "{x}最终消除了什么问题？"),
+    "eliminate_how": ("靠什么消除了{y}？", "怎样做消除了{y}？"),
+    "ease_why": ("{x}，是为了方便什么？", "{x}便于什么？"),
+    "ease_how": ("为了便于{y}，该 PR 怎么做？", "怎样做便于{y}？"),
     "ensure_why": ("{x}，{v}了什么？", "{x}{v}了什么？"),
     "ensure_how": ("什么{v}了{y}？", "靠什么{v}{y}？"),
     "effect_why": ("{x}起什么作用？", "{x}的效果是什么？"),
     "effect_how": ("什么让{y}？", "哪项设计让{y}？"),
     "result_why": ("{x}，最终带来了什么？", "{x}的结果是什么？"),
     "result_how": ("怎样做才能{y}？", "该 PR 怎么做，从而{y}？"),
-    "means_how": ("{m}什么{y}？", "该 PR {m}什么{y}？"),
+    "means_how": ("{p}{m}什么{y}？", "{p}靠什么{y}？"),
     "agent_how": ("什么{y}？", "哪项设计{y}？"),
     "means_what": ("{m}{x}{v}什么？", "{m}{x}来{v}什么？"),
     "action_what": ("{a}把{x}怎么处理？", "{a}对{x}做了什么处理？"),
     "action_who": ("什么把{x}{y}？", "哪项设计把{x}{y}？"),
     "show_what": ("{x}{v}了什么？", "从{x}中能看出什么？"),
     "show_who": ("什么{v}了{y}？", "哪项改动{v}了{y}？"),
+    "condition_when": ("在什么情况下{y}？", "什么时候{y}？"),
     "solve_what": ("{x}解决了什么问题？", "{x}针对的是什么问题？"),
     "solve_how": ("用什么解决{y}？", "该 PR 靠什么解决{y}？"),
     "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
     "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
 }
-_TERM_RANK = {"code": 1.8, "quote": 1.7, "set": 1.6, "ascii": 1.6, "object": 1.5, "relation": 1.9, "example": 0.9}
+_TERM_RANK = {"step": 2.0, "code": 1.8, "quote": 1.7, "set": 1.6, "ascii": 1.6, "object": 1.5, "relation": 1.9, "example": 0.9}
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
 _ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
 _LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
@@ -62,7 +67,7 @@ _EFFECT = ("让", "使", "使得")
 _RELATION_RANK = {
     Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
     Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
-    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6,
+    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0,
 }
 
 
@@ -184,14 +189,17 @@ class CardMaker:
             self.qa(fact, CardKind.CONTRAST, family, x, y, y=y)
             self.relation_cloze(fact, x)
         elif rel == Relation.PURPOSE:
-            self.qa(fact, CardKind.WHY, "purpose_why", y, x, x=x)
+            family = "ease" if fact.marker in ("便于", "方便", "以便于") else "purpose"
+            self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
             if not is_generic(y):
-                self.qa(fact, CardKind.HOW, "purpose_how", x, y, y=y)
+                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
         elif rel == Relation.AVOID:
-            self.qa(fact, CardKind.WHY, "avoid_why", y, x, x=x)
-            self.qa(fact, CardKind.HOW, "avoid_how", x, y, y=y)
+            family = "eliminate" if fact.verb == "消除" else "avoid"
+            self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
+            self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
             self.relation_cloze(fact, y)
         elif rel == Relation.RESULT:
+            x = "该 PR" if is_self_reference(x) else x
             if fact.verb in _ENSURE:
                 self.qa(fact, CardKind.WHY, "ensure_why", y, x, x=x, v=fact.verb)
                 self.qa(fact, CardKind.HOW, "ensure_how", x, y, y=y, v=fact.verb)
@@ -203,6 +211,8 @@ class CardMaker:
                 self.qa(fact, CardKind.HOW, "result_how", x, y, y=y)
         elif rel == Relation.MEANS:
             self._means(fact)
+        elif rel == Relation.CONDITION:
+            self.qa(fact, CardKind.WHY, "condition_when", x, y, y=y)
         elif rel == Relation.ACTION:
             named = bool(fact.name) and not PRONOUN_RE.match(fact.name)
             agent = fact.name if named else "该 PR"
@@ -236,11 +246,15 @@ class CardMaker:
         x, y = fact.subject, fact.detail
         if fact.marker:
             marker = "通过" if fact.marker == "通过" else "用"
-            self.qa(fact, CardKind.HOW, "means_how", x, y, m=marker, y=y)
+            self.qa(fact, CardKind.HOW, "means_how", x, y, p=fact.prefix, m=marker, y=y)
             if fact.verb and y.startswith(fact.verb):
                 obj = y[len(fact.verb) :].strip()
                 tokens = self.seg.tokenize(obj)
-                if tokens and (tokens[0].protected or self.seg.pos(tokens[0].text).startswith(("n", "eng"))):
+                nouny = bool(tokens) and (tokens[0].protected or self.seg.pos(tokens[0].text).startswith(("n", "eng")))
+                # 重采样器实例复用 is a noun phrase; 入口执行驱逐 (a verb with an object) is not.
+                verb_inside = any(not t.protected and self.seg.pos(t.text).startswith("v") and t.text != "vn"
+                                  for t in tokens[:-1])
+                if nouny and not verb_inside and units(obj) <= 8:
                     self.qa(fact, CardKind.WHY, "means_what", obj, x, m=marker, x=x, v=fact.verb)
         else:
             self.qa(fact, CardKind.HOW, "agent_how", x, y, y=y)

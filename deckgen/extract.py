@@ -7,6 +7,7 @@ about particular PRs.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .markup import without_markers
 from .relations import RelationFinder, clean, subject_predicate
@@ -25,6 +26,7 @@ _PR_REF_RE = re.compile(r"(?<![\w#])#(\d{2,7})\b")
 _QUOTED_RE = re.compile(r"[“「]([^”」]{2,40})[”」]")
 _NAMED_QUOTE_RE = re.compile(r"[“「]([^”」]{2,40})[”」](的?[^，,。；;：:（(\s“]{0,10}?(?:机制|模式|方案|设计|思路|做法|策略|原则|fixture|写法|范式))")
 _DASH_RE = re.compile(r"\s*——\s*|\s*--\s+")
+_VERDICT_HINT = re.compile(r"精读|浏览|略读|值得|建议")
 _VERDICT_WORDS = frozenset({"精读", "快速浏览", "略读", "不值得精读", "强烈建议精读"})
 _MAX_NAME_UNITS = 20
 
@@ -59,9 +61,11 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     verdict, phrase = find_verdict(plain)
     finder = RelationFinder(seg)
     facts: list[Fact] = []
-    for unit in split_units(plain, bold):
+    units_ = split_units(plain, bold)
+    for unit in units_:
         line = entry.review_line + plain.count("\n", 0, unit.offset)
         facts.extend(_unit_facts(unit, line, finder))
+    facts.extend(_procedure_facts(units_, entry))
     return Review(entry, verdict, phrase, _dedupe(facts), find_identifiers(plain), find_pr_refs(plain))
 
 
@@ -85,7 +89,8 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
         segments = [(body, text)]
     for piece, context in segments + [(q, text) for q in quoted]:
         found = finder.find(piece, line, topic=topic)
-        is_item = piece in parts or piece in quoted or bool(unit.ordinal and piece is body)
+        # Steps of a procedure (首先…其次…) have no subject to ask about.
+        is_item = piece in parts or piece in quoted or bool(unit.ordinal and piece is body and unit.family != "seq")
         if not found and is_item:
             split = subject_predicate(finder, piece)
             if split:
@@ -102,9 +107,29 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
     return facts
 
 
+_STEP_WORDS = ("首先", "其次", "然后", "最后")
+
+
+def _procedure_facts(units_: list[Unit], entry: Entry) -> list[Fact]:
+    """Steps of a 首先…其次…最后 procedure: one overlapping cloze over the whole sequence.
+
+    Order matters in a procedure, so each step is blanked in turn with the others visible.
+    """
+    steps = [u for u in units_ if u.family == "seq"]
+    if len(steps) < 2:
+        return []
+    words = [_STEP_WORDS[0]] + [_STEP_WORDS[2 if 0 < i < len(steps) - 2 else 1] for i in range(len(steps) - 2)] + [_STEP_WORDS[3]]
+    bodies = [clean(u.text) for u in steps]
+    text = "，".join(f"{w}{b}" for w, b in zip(words, bodies))
+    if steps[0].lead:
+        text = f"{steps[0].lead}：{text}"
+    line = entry.line_of(steps[0].offset)
+    return [Fact(Relation.TERM, body, text, text, line, marker="step", lead=steps[0].lead)
+            for body in bodies if 2 <= units(body) <= 12]
+
+
 def _in_context(fact: Fact, sentence: str, name: str, lead: str) -> Fact:
-    return Fact(fact.relation, fact.subject, fact.detail, sentence, fact.line, fact.marker, fact.verb,
-                fact.name or name, lead)
+    return replace(fact, sentence=sentence, name=fact.name or name, lead=lead)
 
 
 def _named_part(unit: Unit, text: str) -> tuple[str, str]:
@@ -209,6 +234,9 @@ def _term_facts(text: str, line: int, unit: Unit, name: str, finder: RelationFin
     """Key phrases worth a cloze: quoted terms, code identifiers, members of short sets."""
     facts: list[Fact] = []
 
+    if unit.ordinal and unit.lead and units(text) < 12:
+        text = f"{unit.lead}：{text}"
+
     def add(phrase: str, clause: str, kind: str) -> None:
         # TERM facts: subject = the phrase, detail = its clause (the cloze text),
         # sentence = the whole unit (context when the clause alone is too short).
@@ -225,8 +253,9 @@ def _term_facts(text: str, line: int, unit: Unit, name: str, finder: RelationFin
             token = match.group(0)
             if token.startswith("`") or _CODEISH_RE.fullmatch(token):
                 add(token, clause, "code")
-        for member in _set_members(clause, finder):
-            add(member, clause, "set")
+        if not _VERDICT_HINT.search(clause):
+            for member in _set_members(clause, finder):
+                add(member, clause, "set")
         example = re.search(r"[（(]如\s*([^）)、]{2,20}?)(?:\s*PR\s*#\d+)?[）)]", clause)
         if example:
             add(clean(example.group(1)), clause, "example")
@@ -258,6 +287,8 @@ def _set_members(clause: str, finder: RelationFinder) -> list[str]:
     members = [clean(m) for m in re.split(r"、|\s*(?:和|与|及|以及)\s*", tail)]
     if len(members) < 2 or any(not 2 <= units(m) <= 10 for m in members):
         return []
+    if any(re.search(r"同学|工程师|开发者|读者|人员|用户|团队", m) for m in members):
+        return []  # an audience ("尤其是负责调度与资源管理的同学"), not a design
     return [_head_phrase(m) for m in members]
 
 

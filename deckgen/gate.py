@@ -81,7 +81,8 @@ def check_answer_shape(card: Card, seg: Segmenter) -> list[Finding]:
 
 def check_yes_no(card: Card, seg: Segmenter) -> list[Finding]:
     """Q2: no yes/no or either/or questions."""
-    if card.kind != CardKind.CLOZE and YES_NO.search(card.prompt):
+    # Quoted source text (「…是否…」) is not the question's own wording.
+    if card.kind != CardKind.CLOZE and YES_NO.search(re.sub(r"「[^」]*」|“[^”]*”", "", card.prompt)):
         return [Finding("Q2", REJECT, "yes/no or binary-choice question")]
     return []
 
@@ -171,6 +172,8 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
             return [Finding("A4", REJECT, f"'{plain}' is not specific")]
         if re.fullmatch(r"\d+(?:\.\d+)?", plain):
             return [Finding("A4", REJECT, "bare number")]
+        if re.match(r"^[一二两三四五六七八九十几多\d]+\s*(?:个|点|处|层|项|条|种|类)", plain):
+            return [Finding("A4", REJECT, f"'{plain}' only counts things")]
     return []
 
 

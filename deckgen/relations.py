@@ -21,10 +21,10 @@ CONNECTIVES = frozenset({
     "然后", "即", "就", "都", "又", "既", "则", "特别是", "尤其是", "因为", "由于", "所以", "因此",
     "虽然", "尽管", "不过", "其中", "最终", "“", "「",
 })
-TRAILING_PARTICLES = ("了", "的", "来", "也", "都", "还", "就", "，", ",", "、", "；", ";", " ")
-SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
+TRAILING_PARTICLES = ("了", "的", "来", "也", "，", ",", "、", "；", ";", " ")
+SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这一?|这次)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
 # The reviewer talking, not a decision: "建议作为模板案例", "值得…".
-REVIEWER_SPEAK = re.compile(r"^(?:建议|值得|推荐|可以|需要|应该|关注)")
+REVIEWER_SPEAK = re.compile(r"^(?:建议|值得|推荐|可以|需要|应该|关注|重点|留意|注意|阅读|参考)")
 PRONOUN_RE = re.compile(r"^(?:它们?|这(?:些|个)?|此|其)")
 # Verbs that end the means phrase X in 用/通过 X V….
 LINK_VERBS = frozenset({
@@ -85,13 +85,17 @@ class Span:
 
 
 # "关键设计决策是…", "第三处是…", "核心亮点在于…": the reviewer's frame, not the decision.
-_META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)")
+_META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)"
+                        r"|^[^，,。；;“「]{0,6}?(?:值得一提|需要注意|要注意|值得注意|注意)的是")
+# "它用指数退避替代…": the pronoun subject of a means clause adds nothing.
+_PRONOUN_SUBJECT = re.compile(r"^(?:它|其|这|(?:这个|这一|这次|本|该|此)\s*(?:改动|PR|变更|修改))\s*(?=用|把|通过|以|在|将|会|也|还|并)")
 
 
 def clean(text: str) -> str:
     """Trim a relation argument: no parentheticals, no leading connective, no dangling particle."""
     text = _PARENS_RE.sub("", text).strip()
     text = _META_LEAD.sub("", text).strip()
+    text = _PRONOUN_SUBJECT.sub("", text).strip()
     changed = True
     while changed and text:
         changed = False
@@ -127,7 +131,8 @@ class RelationFinder:
         return tag.startswith("v") and tag != "vn"
 
     def is_modifier(self, token: Token) -> bool:
-        return not token.protected and self.seg.pos(token.text) in ("d", "a", "ad", "b")
+        """Adverb-like: a modifier POS, or a Chinese word jieba has no tag for (显式, 按需 …)."""
+        return not token.protected and self.seg.pos(token.text) in ("d", "a", "ad", "b", "")
 
     def find(self, text: str, line: int, topic: str = "") -> list[Fact]:
         """Relation facts in *text*; a leading pronoun argument is replaced by *topic*."""
@@ -135,7 +140,7 @@ class RelationFinder:
         facts: list[Fact] = []
         used: set[int] = set()
         for matcher in (self._contrast, self._purpose, self._means, self._result, self._action,
-                        self._show, self._solve, self._role):
+                        self._show, self._solve, self._role, self._condition):
             for fact, markers in matcher(span, used):
                 used.update(markers)
                 facts.append(self._finish(fact, topic, line, text))
@@ -150,7 +155,8 @@ class RelationFinder:
             subject = topic
         if topic and pronoun.fullmatch(name):
             name = topic
-        return Fact(fact.relation, subject, fact.detail, sentence, line, fact.marker, fact.verb, name)
+        return Fact(fact.relation, subject, fact.detail, sentence, line, fact.marker, fact.verb, name,
+                    prefix=fact.prefix)
 
     # -- arguments -------------------------------------------------------------------
 
@@ -232,7 +238,7 @@ class RelationFinder:
                 opener = next((k for k in range(m - 1, start - 1, -1)
                                if toks[k].text in ("用", "以", "使用", "采用", "改用")), None)
                 subject = span.cut(opener + 1, m) if opener is not None else span.cut(start, m)
-                yield Fact(Relation.CONTRAST, clean(subject), self._right(span, m + 1, set()), "", 0,
+                yield Fact(Relation.CONTRAST, clean(subject), self._right(span, self._after(span, m, "了"), set()), "", 0,
                            marker=tok.text, verb=toks[opener].text if opener is not None else ""), {m}
 
     def _purpose(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
@@ -254,6 +260,19 @@ class RelationFinder:
             elif tok.text in ("以免", "以防"):
                 yield Fact(Relation.AVOID, self._left(span, m), self._right(span, m + 1, used), "", 0,
                            marker=tok.text, verb="避免"), {m}
+            elif tok.text == "目的" and span.word(m + 1) in ("是", "在于") and span.at_clause_start(m):
+                k = m + 2
+                if span.word(k) in ("为了",):
+                    k += 1
+                if span.word(k) in ("避免", "防止", "免得"):
+                    yield Fact(Relation.AVOID, self._left(span, m), self._right(span, k + 1, used), "", 0,
+                               marker="目的是" + span.word(k), verb=span.word(k)), {m}
+                else:
+                    yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, k, used), "", 0,
+                               marker="目的是"), {m}
+            elif tok.text in ("便于", "方便", "以便于") and span.at_clause_start(m):
+                yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, m + 1, used), "", 0,
+                           marker=tok.text, verb=tok.text), {m}
             elif tok.text == "用于":
                 yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, m + 1, used), "", 0,
                            marker=tok.text, verb=tok.text), {m}
@@ -262,11 +281,14 @@ class RelationFinder:
                            "", 0, marker=tok.text, verb=tok.text), {m}
         for m, tok in enumerate(toks):
             if tok.text == "为了" and span.at_clause_start(m) and m not in used:
+                purpose = self._right(span, m + 1, used)
                 after = span.clause_end(m) + 1
-                if after < len(toks):
-                    purpose = self._right(span, m + 1, used)
-                    yield Fact(Relation.PURPOSE, clean(span.cut(after, span.clause_end(after))), purpose, "", 0,
-                               marker=tok.text), {m}
+                if after < len(toks):  # 为了 Y，X
+                    doing = clean(span.cut(after, span.clause_end(after)))
+                else:  # X，为了 Y
+                    doing = self._left(span, m)
+                if doing:
+                    yield Fact(Relation.PURPOSE, doing, purpose, "", 0, marker=tok.text), {m}
 
     def _means(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         toks = span.tokens
@@ -288,8 +310,9 @@ class RelationFinder:
             verb_index = next((k for k in range(end, stop) if toks[k].text in LINK_VERBS or self.is_verb(toks[k])), None)
             rest = clean(span.cut(end, stop))
             rest = re.sub(r"^如何", "", rest)
+            prefix = clean(span.cut(span.clause_start(m), m)) if not span.at_clause_start(m) else ""
             yield Fact(Relation.MEANS, clean(span.cut(m + 1, end)), rest, "", 0, marker=tok.text,
-                       verb=toks[verb_index].text if verb_index is not None else ""), \
+                       verb=toks[verb_index].text if verb_index is not None else "", prefix=prefix), \
                 {m} | ({verb_index} if verb_index is not None else set())
 
     def _result(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
@@ -298,14 +321,23 @@ class RelationFinder:
             if m in used or tok.protected or m == 0:
                 continue
             if tok.text in ("从而", "进而") and span.at_clause_start(m):
-                yield Fact(Relation.RESULT, self._left(span, m), self._right(span, m + 1, used), "", 0,
-                           marker=tok.text), {m}
+                nxt = span.word(m + 1)
+                if nxt in ("避免", "防止", "消除"):
+                    after = self._after(span, m + 1, "了")
+                    yield Fact(Relation.AVOID, self._left(span, m), self._right(span, after, used), "", 0,
+                               marker=tok.text + nxt, verb=nxt), {m, m + 1}
+                else:
+                    yield Fact(Relation.RESULT, self._left(span, m), self._right(span, m + 1, used), "", 0,
+                               marker=tok.text), {m}
                 continue
             if tok.text not in ("确保", "保证", "使得", "让", "使", "保障", "消除"):
                 continue
-            # 让/使 with no subject of their own ("既…，又让…") say nothing about the clause before.
+            # 让/使 in a parallel clause ("既…，又让…") say nothing about the clause before.
             if tok.text in ("让", "使", "使得") and span.at_clause_start(m):
-                continue
+                opener = span.word(span.clause_start(m))
+                a, _ = span.previous_clause(m)
+                if opener in ("又", "也", "并且", "还") or span.word(a) == "既":
+                    continue
             left = self._left(span, m)
             if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于")):
                 continue
@@ -332,8 +364,34 @@ class RelationFinder:
             if verb is None or verb <= m + 1:
                 continue
             agent = clean(span.cut(span.clause_start(m), m))
+            if re.search(r"避免|防止|不|无需|免得|以免|禁止", agent):
+                continue  # "避免一次性把结果集加载进内存": what is avoided was not done
             yield Fact(Relation.ACTION, clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop)), "", 0,
                        marker="把", verb=toks[verb].text, name=agent), {m}
+
+    def _condition(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        """当/在 X 时，Y and 若/如果/一旦 X，(则) Y: in what situation does Y happen."""
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if m in used or tok.protected:
+                continue
+            if tok.text in ("时", "时候", "之时") and m > 0 and span.word(m + 1) != "的":
+                start = span.clause_start(m)
+                start = max([start] + [k + 1 for k in used if start <= k < m])  # not inside 以免…时
+                cond = clean(span.cut(start, m + 1))
+                end = span.clause_end(m)
+                effect = clean(span.cut(m + 1, end)) if end > m + 1 else clean(span.cut(end + 1, span.clause_end(end + 1))) if end + 1 < len(toks) else ""
+            elif tok.text in ("若", "如果", "一旦", "假如") and span.at_clause_start(m):
+                end = span.clause_end(m)
+                cond = clean(span.cut(m, end))
+                after = end + 1
+                if span.word(after) == "则":
+                    after += 1
+                effect = clean(span.cut(after, span.clause_end(after))) if after < len(toks) else ""
+            else:
+                continue
+            if effect and 2 <= units(cond) <= 16 and units(effect) >= 4 and not REVIEWER_SPEAK.match(effect):
+                yield Fact(Relation.CONDITION, cond, effect, "", 0, marker=tok.text), {m}
 
     def _show(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         yield from self._simple(span, used, Relation.SHOW, ("体现", "展示", "反映", "表明", "展现"))

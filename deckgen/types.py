@@ -84,6 +84,7 @@ class Relation(str, Enum):
     SOLVE = "solve"  # X 解决 Y
     ROLE = "role"  # X 作为 Y
     ACTION = "action"  # 把 X V 到 Y (name holds the agent)
+    CONDITION = "condition"  # 当 X 时，Y / 若 X，则 Y
     TERM = "term"  # a key phrase worth a cloze, no relation
 
 
@@ -107,6 +108,8 @@ class Fact:
     """The decision's name when the review gives one (bold heading, quoted term)."""
     lead: str = ""
     """Text introducing an enumeration ("关键设计决策："), kept as cloze context."""
+    prefix: str = ""
+    """Words before the marker in its clause ("新格式需要" in 新格式需要通过 X 开启), for the question."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ _MARKER_PATTERNS: dict[str, re.Pattern[str]] = {
     "shi": re.compile(_BOUNDARY + r"([" + _CN_NUM + r"])是"),
     "di": re.compile(_BOUNDARY + r"第([" + _CN_NUM + r"])(?:点|步|处|项|条|个方面|方面)?(?:是|[，,、：:])\s*"),
     "seq": re.compile(_BOUNDARY + r"(首先|其次|再次|然后|最后)[，,：:]?\s*"),
+    # Markdown-style bullets at the start of a line; numbered by position.
+    "bullet": re.compile(r"(?:^|(?<=\n))[ \t]*([-*•·])[ \t]+"),
 }
 _COUNT_RE = re.compile(r"(?:有|分为|包括|包含)?([两二三四五六七八九十\d])(?:个|点|处|层|项|条|步|方面|部分|类)|有([二两三四五六七八九十])[：:]")
 _SENTENCE_END = "。！？!?\n"
@@ -48,6 +50,8 @@ class Unit:
     """For items: the words that introduce the enumeration ("其设计决策值得学习")."""
     heading: str = ""
     """A bold heading the unit starts with (``**名称**: 说明`` → 名称)."""
+    family: str = ""
+    """The enumeration's marker style; ``seq`` (首先…其次…最后) items are steps of a procedure."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ def _ordinal(family: str, token: str) -> int:
         return _CN_NUM.index(token) + 1
     if family == "seq":
         return _SEQ_WORDS[token]
+    if family == "bullet":
+        return 0  # numbered by position in find_markers
     return int(token)
 
 
@@ -99,7 +105,10 @@ def find_markers(text: str) -> list[Marker]:
         for match in pattern.finditer(text):
             if any(a <= match.start() < b for a, b in code):
                 continue
-            found.append(Marker(family, _ordinal(family, match.group(1)), match.start(), match.end()))
+            ordinal = _ordinal(family, match.group(1))
+            if family == "bullet":
+                ordinal = sum(1 for m in found if m.family == "bullet") + 1
+            found.append(Marker(family, ordinal, match.start(), match.end()))
     return sorted(found, key=lambda m: (m.start, m.family))
 
 
@@ -185,13 +194,16 @@ def split_units(text: str, bold: list[tuple[int, int]] | None = None) -> list[Un
         if run[0].start < pos:
             continue
         units.extend(_prose_units(text, pos, lead_start))
+        # The lead is prose too: "关键在于采用 X 而不是 Y：首先…" carries a decision itself.
+        units.extend(_prose_units(text, lead_start, run[0].start))
         for i, marker in enumerate(run):
             end = run[i + 1].start if i + 1 < len(run) else _sentence_end(text, marker.end)
             item = text[marker.end : end]
             stripped = item.strip().rstrip("；;，,。")
             offset = marker.end + (len(item) - len(item.lstrip()))
             units.append(Unit(stripped, offset, marker.ordinal if marker.family != "seq" else i + 1,
-                              lead=lead.rstrip("：:，, "), heading=_heading(stripped, offset, bold)))
+                              lead=lead.rstrip("：:，, "), heading=_heading(stripped, offset, bold),
+                              family=marker.family))
             pos = end
     units.extend(_prose_units(text, pos, len(text)))
     return [part for u in units if u.text for part in _split_headings(u, bold)]
@@ -202,11 +214,11 @@ def _split_headings(unit: Unit, bold: list[tuple[int, int]]) -> list[Unit]:
     if unit.ordinal or unit.heading:
         return [unit]
     starts = [a - unit.offset for a, b in bold
-              if unit.offset < a < unit.offset + len(unit.text)
+              if unit.offset <= a < unit.offset + len(unit.text)
               and unit.text[b - unit.offset : b - unit.offset + 2].lstrip()[:1] in (":", "：")]
     if not starts:
         return [unit]
-    out = [Unit(unit.text[: starts[0]].strip().rstrip("：:；;，,"), unit.offset)]
+    out = [Unit(unit.text[: starts[0]].strip().rstrip("：:；;，,"), unit.offset)] if starts[0] else []
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(unit.text)
         piece = unit.text[start:end]
@@ -227,7 +239,7 @@ def _prose_units(text: str, start: int, stop: int) -> Iterator[Unit]:
         stripped = chunk.strip()
         if stripped:
             offset = pos + (len(chunk) - len(chunk.lstrip()))
-            yield Unit(stripped.rstrip("。"), offset)
+            yield Unit(stripped.rstrip("。：:；;，, "), offset)
         pos = end
 
 

@@ -24,7 +24,7 @@ def facts(text: str, topic: str = "") -> list[tuple[str, str, str]]:
         ("选择已声明依赖作为默认，以避免可选依赖膨胀", ("avoid", "选择已声明依赖作为默认", "可选依赖膨胀")),
         ("为了减少拷贝，在 GPU 上常驻指针表", ("purpose", "在 GPU 上常驻指针表", "减少拷贝")),
         ("写入调用方提供的缓冲区，确保了图重放的安全性", ("result", "写入调用方提供的缓冲区", "图重放的安全性")),
-        ("预分配工作区，从而消除了非法内存访问", ("result", "预分配工作区", "消除了非法内存访问")),
+        ("预分配工作区，从而消除了非法内存访问", ("avoid", "预分配工作区", "非法内存访问")),
         ("通过 `lru_cache` 实现重采样器复用", ("means", "`lru_cache`", "实现重采样器复用")),
         ("用 ARG 拼 stage 名实现条件构建", ("means", "ARG 拼 stage 名", "实现条件构建")),
         ("无默认值让协议差异快速暴露", ("result", "无默认值", "协议差异快速暴露")),
@@ -76,4 +76,5 @@ def test_subject_predicate_splits_practices() -> None:
 def test_relation_enum_values_are_stable() -> None:
     """Relation names appear in tags (rel::…) and card keys: renaming one re-keys cards."""
     assert [r.value for r in Relation] == [
-        "definition", "contrast", "purpose", "avoid", "result", "means", "show", "solve", "role", "action", "term"]
+        "definition", "contrast", "purpose", "avoid", "result", "means", "show", "solve", "role", "action",
+        "condition", "term"]

@@ -57,4 +57,4 @@ def test_唯一是_is_not_an_enumeration() -> None:
 def test_last_item_ends_with_its_sentence() -> None:
     plain, bold = strip_bold("要点：1) 甲；2) 乙。后面是普通句子。")
     units = split_units(plain, bold)
-    assert [u.text for u in units] == ["甲", "乙", "后面是普通句子"]
+    assert [u.text for u in units] == ["要点", "甲", "乙", "后面是普通句子"]
