@@ -3,8 +3,20 @@
 Anki fields are HTML rendered with JavaScript enabled, so every piece of
 corpus text is escaped; the only markup that reaches a card is what this
 module writes: ``<code>`` for backtick spans and ``<b>`` for ``**bold**``.
-Braces become entities so that no corpus text can open a cloze deletion or a
-template field.
+Besides HTML, Anki and its reviewer read three more languages in field text,
+and each is neutralised here:
+
+* ``{{c1::…}}`` cloze syntax: braces become entities, and inside deckgen's own
+  deletions ``:`` does too (``::`` would start a hint: ``torch::Tensor``);
+* ``[sound:…]``, ``[anki:tts]``, ``[latex]``, ``[$]``: Anki finds them in the
+  raw field text, so ``[`` becomes an entity;
+* MathJax ``\(…\)`` and ``\[…\]``: MathJax reads the decoded text of the page
+  (``\href{javascript:…}`` makes a live link), so an entity is no help; an
+  empty ``<span>`` after the backslash splits the delimiter, because MathJax
+  never matches math across an element.
+
+Control characters (``\x1f`` separates Anki's fields) and unpaired surrogates
+(a file name that is not UTF-8) become U+FFFD.
 """
 
 from __future__ import annotations
@@ -43,9 +55,16 @@ def cloze_plain(text: str, style: str = "anki") -> str:
     return _DELETION_RE.sub(lambda m: f"{{{{c{m.group(1)}::{m.group(2)}}}}}", text)
 
 
+_UNSAFE_CHARS_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+_MATH_DELIMITER_RE = re.compile(r"\\(?=[()\[\]])")
+_ENTITIES = str.maketrans({"{": "&#123;", "}": "&#125;", "[": "&#91;"})
+
+
 def escape(text: str) -> str:
-    """HTML-escape plain text, braces included (``{{`` must never reach a template or cloze)."""
-    return html.escape(text, quote=True).replace("{", "&#123;").replace("}", "&#125;")
+    """Plain text as inert HTML: no tags, no cloze or template braces, no Anki ``[…]`` tags, no MathJax."""
+    text = _UNSAFE_CHARS_RE.sub("\ufffd", text)
+    escaped = _MATH_DELIMITER_RE.sub(r"\\<span></span>", html.escape(text, quote=True))
+    return escaped.translate(_ENTITIES)
 
 
 def strip_markdown(text: str) -> str:
@@ -83,7 +102,8 @@ def cloze_to_html(text: str) -> str:
     pos = 0
     for match in _DELETION_RE.finditer(text):
         out.append(to_html(text[pos : match.start()]))
-        out.append(f"{{{{c{match.group(1)}::{to_html(match.group(2))}}}}}")
+        # ":" as an entity: a "::" inside the deletion would start Anki's hint.
+        out.append(f"{{{{c{match.group(1)}::{to_html(match.group(2)).replace(':', '&#58;')}}}}}")
         pos = match.end()
     out.append(to_html(text[pos:]))
     return "".join(out)
