@@ -50,6 +50,9 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "action_who": ("什么把{x}{y}？", "哪项设计把{x}{y}？"),
     "show_what": ("{x}{v}了什么？", "从{x}中能看出什么？"),
     "show_who": ("什么{v}了{y}？", "哪项改动{v}了{y}？"),
+    "cause_why": ("为什么{y}？", "{y}的原因是什么？"),
+    "spare_why": ("{x}，带来了什么好处？", "{x}省去了什么？"),
+    "effect_verb_why": ("{x}，{v}了什么？", "{x}最终{v}了什么？"),
     "condition_when": ("在什么情况下{y}？", "什么时候{y}？"),
     "solve_what": ("{x}解决了什么问题？", "{x}针对的是什么问题？"),
     "solve_how": ("用什么解决{y}？", "该 PR 靠什么解决{y}？"),
@@ -67,7 +70,7 @@ _EFFECT = ("让", "使", "使得")
 _RELATION_RANK = {
     Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
     Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
-    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0,
+    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0, Relation.CAUSE: 2.4,
 }
 
 
@@ -200,7 +203,11 @@ class CardMaker:
             self.relation_cloze(fact, y)
         elif rel == Relation.RESULT:
             x = "该 PR" if is_self_reference(x) else x
-            if fact.verb in _ENSURE:
+            if fact.verb in ("无需", "不必", "不再需要"):
+                self.qa(fact, CardKind.WHY, "spare_why", y, x, x=x)
+            elif fact.marker.endswith("了") and fact.verb not in _ENSURE + _EFFECT:
+                self.qa(fact, CardKind.WHY, "effect_verb_why", y, x, x=x, v=fact.verb)
+            elif fact.verb in _ENSURE:
                 self.qa(fact, CardKind.WHY, "ensure_why", y, x, x=x, v=fact.verb)
                 self.qa(fact, CardKind.HOW, "ensure_how", x, y, y=y, v=fact.verb)
             elif fact.verb in _EFFECT:
@@ -211,6 +218,8 @@ class CardMaker:
                 self.qa(fact, CardKind.HOW, "result_how", x, y, y=y)
         elif rel == Relation.MEANS:
             self._means(fact)
+        elif rel == Relation.CAUSE:
+            self.qa(fact, CardKind.WHY, "cause_why", x, y, y=y)
         elif rel == Relation.CONDITION:
             self.qa(fact, CardKind.WHY, "condition_when", x, y, y=y)
         elif rel == Relation.ACTION:

@@ -17,9 +17,11 @@ from .units import Unit, split_units, strip_bold
 
 # Checked in this order: "不值得精读" contains 精读, "值得快速精读" is a skim.
 VERDICT_PATTERNS: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
-    (Verdict.SKIP, re.compile(r"不(?:值得|建议|必|需要?|用)(?:去)?(?:精读|细读|深读|仔细阅读)|无需(?:精读|细读)|没(?:有)?必要(?:精读|细读)|可(?:以)?跳过")),
-    (Verdict.SKIM, re.compile(r"快速(?:浏览|精读|阅读|过一遍)|略读|粗读|速读|扫读|浏览即可|简单浏览|泛读")),
-    (Verdict.DEEP, re.compile(r"精读|细读|深读|深入阅读|仔细阅读|逐行阅读")),
+    (Verdict.SKIP, re.compile(r"不(?:值得|建议|必|需要?|用|推荐)(?:去)?(?:精读|细读|深读|仔细阅读|阅读|一读|细看)"
+                              r"|无需(?:精读|细读|阅读)|没(?:有)?必要(?:精读|细读|阅读)|(?:建议|可以|可)直接跳过|跳过即可")),
+    (Verdict.SKIM, re.compile(r"快速(?:浏览|精读|阅读|过一遍)|略读|粗读|速读|扫读|浏览即可|简单浏览|泛读|了解即可"
+                              r"|选读|扫一眼|粗略(?:看看|浏览)")),
+    (Verdict.DEEP, re.compile(r"精读|细读|深读|深入阅读|仔细阅读|逐行阅读|必读|值得一读|推荐阅读|值得细看")),
 )
 _CODEISH_RE = re.compile(r"`([^`\n]+)`|\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[A-Za-z_]\w*(?:(?:\.|::|/)[A-Za-z_]\w*)+(?:\(\))?", re.ASCII)
 _PR_REF_RE = re.compile(r"(?<![\w#])#(\d{2,7})\b")
@@ -78,6 +80,8 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
         if explanation:
             facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker="：", name=name))
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)
+    # A name covers its explanation up to the first ；/。, not what the unit says next.
+    named_span = re.split(r"[；;。]", body, maxsplit=1)[0] if name else ""
     head, parts = _list_parts(body, finder)
     quoted = [p for m in _QUOTED_RE.finditer(body) if units(m.group(1)) >= 6 for p in _plus_parts(m.group(1))]
     # (text to search, sentence shown with its facts): a list member is shown with
@@ -97,7 +101,8 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
                 found = [Fact(Relation.MEANS, split[0], split[1], piece, line)]
             elif piece in parts:
                 found = [Fact(Relation.TERM, t, context, context, line, marker="ascii") for t in _ascii_terms(piece)]
-        facts.extend(_in_context(f, context, name, unit.lead) for f in found)
+        facts.extend(_in_context(f, context, name if f.subject in named_span or f.detail in named_span else "",
+                                 unit.lead) for f in found)
     agent = _pronoun_agent(body, topic, finder)
     if agent:
         facts.append(_in_context(Fact(Relation.MEANS, topic, agent, body, line), text, name, unit.lead))
@@ -140,6 +145,10 @@ def _named_part(unit: Unit, text: str) -> tuple[str, str]:
     colon = re.match(r"^([^，,。：:]{2,30}?(?:模式|机制|策略|方案|设计|原则|优化|思路|做法))\s*[:：]\s*(.+)$", text)
     if colon and units(colon.group(1)) <= _MAX_NAME_UNITS:
         return colon.group(1), colon.group(2)
+    # "亮点是证书轮换：服务端…" — a short name after the reviewer's frame.
+    framed = re.match(r"^[^，,。：:]{0,8}?(?:亮点|关键|核心|重点|要点|精髓)(?:是|在于)([^，,。：:]{2,16})\s*[:：]\s*(.+)$", text)
+    if framed and units(framed.group(1)) <= 10:
+        return clean(framed.group(1)), framed.group(2)
     dash = _DASH_RE.search(text)
     if dash:
         left, right = text[: dash.start()].strip(), text[dash.end() :].strip()

@@ -155,8 +155,10 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
     if "、" in answer and units(answer) > 12:
         return [Finding("A2", REJECT, "answer is a list")]
     verbs = [t for t in seg.tokenize(answer) if not t.protected and seg.pos(t.text) in ("v", "vd", "vi")]
-    if len(verbs) > 3:
+    if len(verbs) > 4:
         return [Finding("A2", REJECT, f"answer has {len(verbs)} verbs")]
+    if len(verbs) == 4:
+        return [Finding("A2", WARN, "answer has 4 verbs")]
     if re.search(r"并|同时|以及", answer) and len(verbs) >= 2:
         return [Finding("A2", WARN, "answer joins two predicates")]
     return []

@@ -38,6 +38,7 @@ NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同�
 COMPLEMENTS = frozenset({"在", "到", "成", "为", "给", "至", "进"})
 PASSED_SENSE = frozenset({"了", "所有", "全部", "审查", "测试", "评审", "CI", "review"})
 MEANS_OPENERS = frozenset({"用", "使用", "利用", "借助", "基于", "并用", "改用"})
+EFFECT_VERBS = frozenset({"减少", "降低", "提升", "提高", "加快", "节省", "简化", "缩短", "消除", "避免"})
 CHOOSE_VERBS = frozenset({"采用", "选择", "选用", "使用", "改用", "引入", "用", "以", "将", "把", "并用"})
 _PARENS_RE = re.compile(r"（[^（）]*）|\((?=[^()]*[\u4e00-\u9fff])[^()]*\)")
 _QUOTE_PAIRS = {"“": "”", "「": "」", "（": "）", "(": ")"}
@@ -86,7 +87,8 @@ class Span:
 
 # "关键设计决策是…", "第三处是…", "核心亮点在于…": the reviewer's frame, not the decision.
 _META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)"
-                        r"|^[^，,。；;“「]{0,6}?(?:值得一提|需要注意|要注意|值得注意|注意)的是")
+                        r"|^[^，,。；;“「]{0,6}?(?:值得一提|需要注意|要注意|值得注意|注意)的是"
+                        r"|^(?:需要|要|请)?注意(?:到)?(?=[^的])")
 # "它用指数退避替代…": the pronoun subject of a means clause adds nothing.
 _PRONOUN_SUBJECT = re.compile(r"^(?:它|其|这|(?:这个|这一|这次|本|该|此)\s*(?:改动|PR|变更|修改))\s*(?=用|把|通过|以|在|将|会|也|还|并)")
 
@@ -110,7 +112,7 @@ def clean(text: str) -> str:
                 changed = True
     if text[:1] in ("“", "「") and text[-1:] == _QUOTE_PAIRS[text[0]] and text.count(text[0]) == 1:
         text = text[1:-1].strip()
-    return text
+    return "" if text in CONNECTIVES else text
 
 
 def is_self_reference(text: str) -> bool:
@@ -140,7 +142,7 @@ class RelationFinder:
         facts: list[Fact] = []
         used: set[int] = set()
         for matcher in (self._contrast, self._purpose, self._means, self._result, self._action,
-                        self._show, self._solve, self._role, self._condition):
+                        self._show, self._solve, self._role, self._condition, self._cause):
             for fact, markers in matcher(span, used):
                 used.update(markers)
                 facts.append(self._finish(fact, topic, line, text))
@@ -225,6 +227,14 @@ class RelationFinder:
                         break
                 yield Fact(Relation.CONTRAST, clean(span.cut(a, b)), self._right(span, m + width, set()),
                            "", 0, marker=span.cut(m, m + width), verb=verb), {m}
+            elif tok.text == "而是" and span.at_clause_start(m):
+                a, b = span.previous_clause(m)
+                negation = next((k for k in range(a, b) if span.word(k) in ("不再", "不是")), None)
+                if negation is not None:
+                    rejected = clean(span.cut(negation + 1, b))
+                    chosen = clean(span.cut(m + 1, span.clause_end(m)))
+                    if rejected and chosen:
+                        yield Fact(Relation.CONTRAST, chosen, rejected, "", 0, marker=f"{span.word(negation)}…而是"), {m}
             elif tok.text == "从" and m not in used:
                 stop = span.clause_end(m)
                 to = next((k for k in range(m + 2, stop) if toks[k].text in ("到", "改为", "改成", "迁移到", "切换到", "换成")), None)
@@ -296,7 +306,12 @@ class RelationFinder:
             if m in used or tok.protected or m + 1 >= len(toks):
                 continue
             opens = tok.text == "通过" and span.word(m + 1) not in PASSED_SENSE
-            opens = opens or (tok.text in MEANS_OPENERS and span.at_clause_start(m))
+            # "用 X 做 Y" opens its clause, or follows a short subject ("作者利用 X 来…")
+            short_subject = units(span.cut(span.clause_start(m), m)) <= 4 and m > span.clause_start(m) \
+                and self.seg.pos(span.word(m - 1)).startswith(("n", "r"))
+            opens = opens or (tok.text in MEANS_OPENERS and (span.at_clause_start(m) or short_subject))
+            if not opens and tok.text in ("采用", "引入", "借助", "利用") and "来" in [span.word(k) for k in range(m + 2, span.clause_end(m))]:
+                opens = True
             if not opens:
                 continue
             stop = span.clause_end(m)
@@ -330,6 +345,14 @@ class RelationFinder:
                     yield Fact(Relation.RESULT, self._left(span, m), self._right(span, m + 1, used), "", 0,
                                marker=tok.text), {m}
                 continue
+            if tok.text in ("无需", "不必", "不再需要") and span.at_clause_start(m):
+                yield Fact(Relation.RESULT, self._left(span, m), clean(span.cut(m, span.clause_end(m))), "", 0,
+                           marker=tok.text, verb=tok.text), {m}
+                continue
+            if tok.text in EFFECT_VERBS and span.at_clause_start(m) and span.word(m + 1) == "了":
+                yield Fact(Relation.RESULT, self._left(span, m), self._right(span, m + 2, used), "", 0,
+                           marker=tok.text + "了", verb=tok.text), {m}
+                continue
             if tok.text not in ("确保", "保证", "使得", "让", "使", "保障", "消除"):
                 continue
             # 让/使 in a parallel clause ("既…，又让…") say nothing about the clause before.
@@ -352,18 +375,18 @@ class RelationFinder:
             if tok.text != "把" or m in used:
                 continue
             stop = span.clause_end(m)
+            stop = next((k for k in range(m, stop) if span.word(k) in ("（", "(")), stop)  # not into an aside
             verb = None
-            for k in range(m + 2, stop):
+            for k in range(m + 2, stop):  # the last verb+complement: 把 A(分散在各处的 B) 集中到 C
                 word = toks[k].text
-                if word in COMPLEMENTS and self.is_verb(toks[k - 1]):
+                if word in COMPLEMENTS and self.is_verb(toks[k - 1]) and k - 1 > m + 1:
                     verb = k - 1
-                    break
-                if self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为")) and len(word) > 1:
+                elif self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为")) and len(word) > 1:
                     verb = k
-                    break
             if verb is None or verb <= m + 1:
                 continue
             agent = clean(span.cut(span.clause_start(m), m))
+            agent = "该 PR" if is_self_reference(agent) else agent
             if re.search(r"避免|防止|不|无需|免得|以免|禁止", agent):
                 continue  # "避免一次性把结果集加载进内存": what is avoided was not done
             yield Fact(Relation.ACTION, clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop)), "", 0,
@@ -392,6 +415,22 @@ class RelationFinder:
                 continue
             if effect and 2 <= units(cond) <= 16 and units(effect) >= 4 and not REVIEWER_SPEAK.match(effect):
                 yield Fact(Relation.CONDITION, cond, effect, "", 0, marker=tok.text), {m}
+
+    def _cause(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        """由于/因为 X，(所以/因此) Y: why Y."""
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if m in used or tok.text not in ("由于", "因为") or not span.at_clause_start(m):
+                continue
+            end = span.clause_end(m)
+            after = end + 1
+            if span.word(after) in ("所以", "因此", "故"):
+                after += 1
+            if after < len(toks):
+                cause = clean(span.cut(m + 1, end))
+                effect = clean(span.cut(after, span.clause_end(after)))
+                if cause and effect and units(effect) >= 4:
+                    yield Fact(Relation.CAUSE, cause, effect, "", 0, marker=tok.text), {m}
 
     def _show(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         yield from self._simple(span, used, Relation.SHOW, ("体现", "展示", "反映", "表明", "展现"))

@@ -85,6 +85,7 @@ class Relation(str, Enum):
     ROLE = "role"  # X 作为 Y
     ACTION = "action"  # 把 X V 到 Y (name holds the agent)
     CONDITION = "condition"  # 当 X 时，Y / 若 X，则 Y
+    CAUSE = "cause"  # 由于 X，(所以) Y
     TERM = "term"  # a key phrase worth a cloze, no relation
 
 

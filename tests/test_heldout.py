@@ -79,7 +79,33 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("avoid", "使用服务端游标按块拉取数据", "一次性把整个结果集加载进内存"),
         ("condition", "在事务外调用时", "自动回退到客户端游标"),
     ],
+    "为 Parquet 读取器引入页级谓词下推": [  # 不再…而是, 利用 X 来, 由于…所以, 把…下沉到
+        ("contrast", "先读取页统计信息判断是否可以跳过", "整页解码"),
+        ("means", "`PageIndex`", "来定位候选页"),
+        ("cause", "统计信息可能缺失", "缺失时会回退到原来的整页解码路径"),
+        ("action", "过滤逻辑", "下沉到 `ColumnReader` 中"),
+    ],
+    "统一 C++ 与 Python 的内存池配置入口": [  # 引入 X 来 Y, 把 A 集中到 B
+        ("means", "builder 模式", "来构造配置"),
+        ("action", "分散在各处的环境变量读取", "集中到 `MemoryPoolConfig`"),
+    ],
+    "给 Flight RPC 增加 TLS 双向认证": [  # 亮点是 NAME：…, 无需, 改用 X 代替 Y, 需要注意…以保持
+        ("definition", "证书轮换", "服务端监听证书文件变化并热加载"),
+        ("result", "服务端监听证书文件变化并热加载", "无需重启进程"),
+        ("contrast", "`grpc::SslCredentials`", "自定义握手"),
+        ("purpose", "默认仍然关闭双向认证", "保持与旧客户端兼容"),
+    ],
 }
+
+VERDICTS = {"为 Parquet 读取器引入页级谓词下推": "deep", "统一 C++ 与 Python 的内存池配置入口": "skim",
+            "给 Flight RPC 增加 TLS 双向认证": "deep", "为 CSI 卷挂载增加超时重试": "skip",
+            "重构 DataLoader 的 worker 启动逻辑": "skim"}
+
+
+@pytest.mark.parametrize("prefix", sorted(VERDICTS))
+def test_verdicts_in_other_wordings(reviews, prefix: str) -> None:  # type: ignore[no-untyped-def]
+    """必读 / 了解即可 / 推荐细读 / 不值得精读; 判断是否可以跳过 (about data, not reading) is no verdict."""
+    assert _review_for(reviews, prefix).verdict.value == VERDICTS[prefix]
 
 
 @pytest.fixture(scope="module", name="reviews")
