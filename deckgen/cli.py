@@ -12,7 +12,10 @@ import click
 from . import __version__
 from .errors import DeckgenError
 from .lint import lint_corpus
+from .preview import CardFilter, format_preview, make_preview
+from .preview_html import write_preview_html
 from .stats import collect_stats, format_stats
+from .types import CardKind
 from .package import DEFAULT_DECK_NAME
 from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck
 
@@ -92,3 +95,31 @@ def stats(seeds: tuple[Path, ...], as_json: bool) -> None:
     with _user_errors():
         numbers = collect_stats(seeds or DEFAULT_SOURCES)
     click.echo(json.dumps(numbers.to_dict(), ensure_ascii=False, indent=2) if as_json else format_stats(numbers))
+
+
+@cli.command()
+@_SEEDS
+@click.option("--topic", "topics", multiple=True, metavar="ID", help="Only cards tagged topic::ID (repeatable).")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice([k.value for k in CardKind]),
+              help="Only cards of this kind (repeatable).")
+@click.option("--grep", default="", metavar="TEXT", help="Only cards whose text, PR summary or tags contain TEXT.")
+@click.option("--limit", type=click.IntRange(min=0), metavar="N", help="Show at most N cards.")
+@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write one self-contained HTML page rendering the cards with Anki's templates.")
+def preview(seeds: tuple[Path, ...], topics: tuple[str, ...], kinds: tuple[str, ...], grep: str,
+            limit: int | None, html_file: Path | None) -> None:
+    """Show the cards `build` would make from SEEDS (default: seeds/), grouped by PR.
+
+    \b
+    Example:
+        deckgen preview --kind why --grep CUDA --limit 5
+        deckgen preview --html preview.html
+    """
+    with _user_errors():
+        shown = make_preview(seeds or DEFAULT_SOURCES, CardFilter(topics, kinds, grep, limit))
+        written = write_preview_html(shown, html_file) if html_file else None
+    if written:
+        click.echo(f"Wrote {shown.summary} → {written}")
+    else:
+        click.echo(format_preview(shown, color=True), nl=False)  # colours are dropped when stdout is not a terminal
+        click.echo(shown.summary, err=True)
