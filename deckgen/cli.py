@@ -15,11 +15,16 @@ from .lint import lint_corpus
 from .preview import CardFilter, format_preview, make_preview
 from .preview_html import write_preview_html
 from .stats import collect_stats, format_stats
+from .lock import DEFAULT_GRACE
 from .types import CardKind
 from .package import DEFAULT_DECK_NAME
 from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck
+from .plan import check_deck, plan_deck
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
+_GRACE = click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE, show_default=True,
+                      help="Deck versions that still ship a card whose source was removed (tagged deckgen::obsolete).")
+_PRUNE = click.option("--prune", is_flag=True, help="Drop cards already shipped as obsolete from the deck and lock file now.")
 
 
 @contextmanager
@@ -43,23 +48,70 @@ def cli() -> None:
               show_default=True, help="Where to write the .apkg deck.")
 @click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True,
               help="Top-level Anki deck; each repository gets a subdeck.")
+@_GRACE
+@_PRUNE
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 and say what differs unless the deck and its lock file are up to date.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def build(seeds: tuple[Path, ...], output: Path, deck_name: str, quiet: bool) -> None:
+def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, check: bool,
+          quiet: bool) -> None:
     """Build an Anki deck from seed files or folders (default: seeds/).
+
+    The lock file beside the deck (decks/deckgen.lock.json) keeps every card's
+    identity and dates across rebuilds; commit it with the seeds.
 
     \b
     Example:
         deckgen build                       # seeds/ → decks/deckgen.apkg
         deckgen build seeds/new.txt -o new.apkg
+        deckgen build --check               # in CI: is decks/ up to date?
     """
-    try:
-        report = build_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name)
-    except DeckgenError as exc:
-        raise click.ClickException(str(exc)) from None
+    sources = seeds or DEFAULT_SOURCES
+    if check:
+        with _user_errors():
+            result = check_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune)
+        for difference in result.differences:
+            click.echo(f"Out of date: {difference}", err=True)
+        if not result.up_to_date:
+            click.get_current_context().exit(1)
+        if not quiet:
+            click.echo(f"Up to date: {result.output} (deck version {result.version})")
+        return
+    with _user_errors():
+        report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune)
     if not quiet:
         for warning in report.warnings:
             click.echo(f"Warning: {warning}", err=True)
         click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
+        changes = report.changes
+        if changes and not changes.first_build:
+            click.echo(f"Deck version {changes.version}: {changes.new} new, {changes.changed} changed, "
+                       f"{changes.unchanged} unchanged, {changes.obsolete} obsolete, {changes.pruned} pruned notes")
+
+
+@cli.command()
+@_SEEDS
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
+              show_default=True, help="The deck to compare with (its lock file sits beside it).")
+@click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True, help="Top-level Anki deck.")
+@_GRACE
+@_PRUNE
+def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool) -> None:
+    """Show what rebuilding the deck would change for people who imported it, and how to import it.
+
+    Compares a build of SEEDS (default: seeds/) with the deck's lock file: new,
+    changed, unchanged, obsolete and pruned notes with samples, then the import
+    advice.  Writes nothing.
+
+    \b
+    Example:
+        deckgen plan                        # seeds/ against decks/deckgen.lock.json
+    """
+    with _user_errors():
+        report = plan_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name, grace=grace, prune=prune)
+    for warning in report.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    click.echo("\n".join(report.lines()))
 
 
 @cli.command()

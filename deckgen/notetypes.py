@@ -10,10 +10,13 @@ field lists only change with a deliberate :data:`SCHEMA_VERSION` bump
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
 
 import genanki
+
+from .types import short_hash
 
 SCHEMA_VERSION = 1
 
@@ -92,3 +95,20 @@ def schema() -> dict[str, object]:
             {"id": CLOZE_MODEL_ID, "fields": [list(f) for f in CLOZE_FIELDS], "templates": [list(CLOZE_TEMPLATE[:2])]},
         ],
     }
+
+
+def fingerprints() -> dict[int, tuple[str, str]]:
+    """Note type id → (hash of everything Anki stores for it, hash of its shape).
+
+    A new hash means the templates or CSS changed: the note type's mtime moves
+    so "Update note types: If newer" brings them.  A new shape means Anki will
+    fork the note type unless the user enables *Merge note types*.
+    """
+    shapes = {model["id"]: model for model in schema()["models"]}  # type: ignore[index, union-attr]
+    result: dict[int, tuple[str, str]] = {}
+    for model in (qa_model(), cloze_model()):
+        stored = model.to_json(0, 0)
+        stored.pop("mod", None)
+        result[model.model_id] = (short_hash(json.dumps(stored, sort_keys=True, ensure_ascii=False), 16),
+                                  short_hash(json.dumps(shapes[model.model_id], sort_keys=True), 16))
+    return result

@@ -1,7 +1,8 @@
-"""Cards → .apkg.  The only stage that writes.
+"""Cards → .apkg (and its lock file).  The only stage that writes.
 
 The package is written deterministically (fixed zip dates and entry order,
-deflated entries, ids derived from the build timestamp) and atomically (see
+deflated entries; GUIDs, note ids and per-note mtimes from the lock file, see
+:mod:`deckgen.lock`) and atomically (see
 :mod:`deckgen.atomic`), so an interrupted build never leaves a half-written
 deck and never a deck that disagrees with its lock file.
 """
@@ -22,6 +23,7 @@ import genanki
 from .atomic import atomic_files
 from .errors import OutputError
 from .markup import cloze_to_html, escape, to_html
+from .lock import FIELD_NAMES, BuiltNote, Lock, LockedNote, lock_path_for
 from .notetypes import cloze_model, qa_model
 from .types import Card, CardKind
 
@@ -29,6 +31,8 @@ GUID_NAMESPACE = "deckgen/v1"
 DEFAULT_DECK_NAME = "PR 设计决策"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 _TAG_UNSAFE = re.compile(r"[\s\"]+")
+OBSOLETE_TAG = "deckgen::obsolete"
+OBSOLETE_BANNER = "已过时：这张卡的来源已从种子文件中删除。可在浏览器中搜索 tag:deckgen::obsolete 删除或暂停。"
 
 
 def card_guid(card: Card) -> str:
@@ -58,14 +62,32 @@ def note_fields(card: Card) -> list[str]:
     return [to_html(card.prompt), to_html(card.answer), *shared]
 
 
-class DeckNote(genanki.Note):
-    """A note with its own modification time (genanki gives every note the package's)."""
+def built_note(card: Card) -> BuiltNote:
+    """*card* as this build renders it, for the lock to compare with what users have."""
+    model = cloze_model() if card.kind == CardKind.CLOZE else qa_model()
+    return BuiltNote(card.entry.pr_key, card.key, card.kind.value, model.model_id, card_guid(card),
+                     tuple(note_fields(card)), tuple(card_tags(card)))
 
-    def __init__(self, *args: object, mod: int, **kwargs: object) -> None:
+
+def obsolete_note(note: LockedNote) -> tuple[list[str], list[str]]:
+    """Fields and tags of a note whose source disappeared: what users have, plus a banner and a tag."""
+    names = FIELD_NAMES[note.model]
+    fields = [escape(OBSOLETE_BANNER) if name == "Status" else value for name, value in zip(names, note.fields)]
+    return fields, sorted({*note.tags, OBSOLETE_TAG})
+
+
+class DeckNote(genanki.Note):
+    """A note with its own modification time and ids (genanki gives every note the package's)."""
+
+    def __init__(self, *args: object, mod: int, nid: int | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.mod = mod
+        self.nid = nid
 
     def write_to_db(self, cursor, timestamp, deck_id, id_gen):  # type: ignore[no-untyped-def]
+        if self.nid is not None:
+            # Stable ids across rebuilds: the note id is Anki's "Added" date; card ids follow it.
+            id_gen = iter([self.nid, *(self.nid + card.ord for card in self.cards)])
         super().write_to_db(cursor, self.mod, deck_id, id_gen)
 
 
@@ -85,36 +107,53 @@ class DeckPlan:
     timestamp: int = 0
     mods: dict[str, int] | None = None
     description: str = ""
+    lock: Lock | None = None
+    """When set: every card's GUID, note id and mtime, the obsolete notes to ship, note type mtimes."""
 
 
 def build_package(plan: DeckPlan) -> genanki.Package:
-    qa, cloze = qa_model(), cloze_model()
+    models = {m.model_id: m for m in (qa_model(), cloze_model())}
     decks: dict[str, genanki.Deck] = {}
-    for position, card in enumerate(plan.cards):
-        name = f"{plan.deck_name}::{card.entry.repo}"
+
+    def add(repo: str, note: DeckNote) -> None:
+        name = f"{plan.deck_name}::{repo}"
         deck = decks.get(name)
         if deck is None:
             deck = decks[name] = genanki.Deck(deck_id_for(name), name, description=plan.description)
-        guid = card_guid(card)
-        mod = (plan.mods or {}).get(guid, plan.timestamp)
-        deck.add_note(DeckNote(model=cloze if card.kind == CardKind.CLOZE else qa, fields=note_fields(card),
-                               tags=card_tags(card), guid=guid, due=position, mod=mod))
+        deck.add_note(note)
+
+    for position, card in enumerate(plan.cards):
+        built = built_note(card)
+        locked = plan.lock.note_for(built.pr, built.key) if plan.lock else None
+        guid = locked.guid if locked else built.guid
+        mod = locked.mod if locked else (plan.mods or {}).get(guid, plan.timestamp)
+        add(card.entry.repo, DeckNote(model=models[built.model], fields=list(built.fields), tags=list(built.tags),
+                                      guid=guid, due=position, mod=mod, nid=locked.nid if locked else None))
+    obsolete = [n for n in (plan.lock.notes if plan.lock else ()) if n.obsolete]
+    for position, note in enumerate(sorted(obsolete, key=lambda n: n.nid), start=len(plan.cards)):
+        fields, tags = obsolete_note(note)
+        add(note.repo, DeckNote(model=models[note.model], fields=fields, tags=tags, guid=note.guid,
+                                due=position, mod=note.mod, nid=note.nid))
     return genanki.Package([decks[name] for name in sorted(decks)])
 
 
 def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None) -> Path:
     """Write *plan* to *output* atomically and reproducibly; return the path written.
 
-    *also* maps further files (the lock file) to their new bytes: they are
-    replaced together with the deck, or, if the build is interrupted, none is.
+    *also* maps further files to their new bytes: they are replaced together
+    with the deck, or, if the build is interrupted, none is.  The plan's lock
+    (if any) is one of them, at :func:`~deckgen.lock.lock_path_for` *output*.
     """
     output = Path(output)
     if output.is_dir():
         raise OutputError(f"{output}: is a folder; give a file name such as {output / 'deck.apkg'}")
     data = apkg_bytes(plan)
+    also = dict(also or {})
+    if plan.lock is not None:
+        also[lock_path_for(output)] = plan.lock.to_text().encode("utf-8")
     with atomic_files() as staging:
         staging.write_bytes(output, data)
-        for path, content in sorted((also or {}).items()):
+        for path, content in sorted(also.items()):
             staging.write_bytes(path, content)
     return output
 
@@ -129,7 +168,10 @@ def apkg_bytes(plan: DeckPlan) -> bytes:
     connection = sqlite3.connect(":memory:")
     try:
         id_gen = iter(range(plan.timestamp * 1000, plan.timestamp * 1000 + 10_000_000))
-        package.write_to_db(connection.cursor(), plan.timestamp, id_gen)
+        cursor = connection.cursor()
+        package.write_to_db(cursor, plan.timestamp, id_gen)
+        if plan.lock is not None:
+            _date_notetypes(cursor, {mid: state.changed for mid, state in plan.lock.notetypes.items()})
         connection.commit()
         collection = connection.serialize()
     finally:
@@ -142,3 +184,13 @@ def apkg_bytes(plan: DeckPlan) -> bytes:
             info.external_attr = 0o644 << 16
             archive.writestr(info, data)
     return buffer.getvalue()
+
+
+def _date_notetypes(cursor: sqlite3.Cursor, mods: dict[int, int]) -> None:
+    """Each note type's mtime is when its templates last changed, so "If newer" brings only real changes."""
+    (models_json,) = cursor.execute("select models from col").fetchone()
+    models = json.loads(models_json)
+    for mid, model in models.items():
+        if int(mid) in mods:
+            model["mod"] = mods[int(mid)]
+    cursor.execute("update col set models = ?", (json.dumps(models),))

@@ -84,7 +84,10 @@ class CorpusScan:
 
     @property
     def entries(self) -> tuple[Entry, ...]:
-        return tuple(entry for scan in self.scans for entry in scan.entries)
+        """Every entry, one per PR: when another seed file repeats a PR, the later file's entry wins."""
+        entries = [entry for scan in self.scans for entry in scan.entries]
+        last = {entry.pr_key: index for index, entry in enumerate(entries)}
+        return tuple(entry for index, entry in enumerate(entries) if last[entry.pr_key] == index)
 
 
 def raise_first_error(findings: Iterable[SeedFinding]) -> None:
@@ -128,19 +131,31 @@ def read_corpus(sources: Iterable[Path]) -> CorpusScan:
 
 
 def duplicate_prs(entries: Iterable[Entry]) -> list[SeedFinding]:
-    """An error for every entry whose PR (repository and normalised summary) came earlier.
+    """A finding for every entry whose PR (repository and normalised summary) came earlier.
 
-    Two entries of one PR would give notes with the same GUIDs in one deck.
+    Two entries of one PR would give notes with the same GUIDs in one deck.  In
+    one file that is a mistake (an error); across files the later file is taken
+    as the newer version of the PR (a warning, and :attr:`CorpusScan.entries`
+    keeps only the later entry), so a corrected seed file can land beside the old one.
     """
-    first: dict[str, Entry] = {}
+    seen: dict[str, Entry] = {}
     findings: list[SeedFinding] = []
     for entry in entries:
-        earlier = first.setdefault(entry.pr_key, entry)
-        if earlier is not entry:
+        earlier = seen.get(entry.pr_key)
+        seen[entry.pr_key] = entry
+        if earlier is None:
+            continue
+        if earlier.path == entry.path:
             findings.append(SeedFinding(
                 entry.path, entry.title_line, Level.ERROR,
                 f"duplicate PR: the same summary as {earlier.path}:{earlier.title_line}",
                 "remove one of the two entries, or reword the summary if they are different PRs"))
+        else:
+            findings.append(SeedFinding(
+                earlier.path, earlier.title_line, Level.WARNING,
+                f"duplicate PR: {entry.path}:{entry.title_line} has the same repository and summary; "
+                "the later file's entry is used and this one is ignored",
+                "remove one of the two entries"))
     return findings
 
 

@@ -12,10 +12,12 @@ from .cards import make_cards
 from .extract import extract_review
 from .gate import anki_cards
 from .lint import review_findings
-from .package import DEFAULT_DECK_NAME, DeckPlan, write_apkg
+from .lock import DEFAULT_GRACE, Update, lock_path_for, read_lock, reconcile
+from .notetypes import fingerprints
+from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg
 from .parse import read_corpus
 from .segment import get_segmenter
-from .types import BuildReport, Card, Review
+from .types import BuildReport, Card, DeckChanges, Level, Review
 
 DEFAULT_SOURCES = (Path("seeds"),)
 DEFAULT_OUTPUT = Path("decks") / "deckgen.apkg"
@@ -42,7 +44,7 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES) -> Corpus:
     seg = get_segmenter()
     reviews: list[Review] = []
     cards: list[Card] = []
-    warnings: list[str] = []
+    warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     for entry in scan.entries:
         review = extract_review(entry, seg)
         made = make_cards(review, seg)
@@ -62,25 +64,66 @@ def build_timestamp() -> int:
     return int(value) if value.isdigit() else int(time.time())
 
 
+@dataclass(frozen=True)
+class PreparedBuild:
+    """A build worked out against the lock file beside *output*, not yet written."""
+
+    corpus: Corpus
+    update: Update
+    plan: DeckPlan
+    output: Path
+
+    @property
+    def lock_path(self) -> Path:
+        return lock_path_for(self.output)
+
+    def report(self) -> BuildReport:
+        u = self.update
+        changes = DeckChanges(u.lock.version, len(u.new), len(u.changed), len(u.unchanged),
+                              len(u.obsolete) + len(u.still_obsolete), len(u.pruned), u.first_build)
+        return BuildReport(output=self.output, entries=len(self.corpus.reviews),
+                           cards=sum(anki_cards(c) for c in self.corpus.cards), files=len(self.corpus.files),
+                           warnings=self.corpus.warnings, lock=self.lock_path, changes=changes)
+
+
+def prepare_build(
+    sources: Sequence[Path] = DEFAULT_SOURCES,
+    output: Path = DEFAULT_OUTPUT,
+    *,
+    deck_name: str = DEFAULT_DECK_NAME,
+    timestamp: int | None = None,
+    grace: int = DEFAULT_GRACE,
+    prune: bool = False,
+) -> PreparedBuild:
+    """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
+    output = Path(output)
+    corpus = build_corpus(sources)
+    old = read_lock(lock_path_for(output))
+    stamp = build_timestamp() if timestamp is None else timestamp
+    update = reconcile(old, [built_note(c) for c in corpus.cards], fingerprints(), now=stamp, grace=grace, prune=prune)
+    plan = DeckPlan(corpus.cards, deck_name=deck_name, timestamp=update.lock.latest(), lock=update.lock)
+    return PreparedBuild(corpus, update, plan, output)
+
+
 def build_deck(
     sources: Sequence[Path] = DEFAULT_SOURCES,
     output: Path = DEFAULT_OUTPUT,
     *,
     deck_name: str = DEFAULT_DECK_NAME,
     timestamp: int | None = None,
+    grace: int = DEFAULT_GRACE,
+    prune: bool = False,
 ) -> BuildReport:
-    """Build the deck for the seed files or folders in *sources* and write it to *output*.
+    """Build the deck for the seed files or folders in *sources*; write it and its lock file beside it.
+
+    *timestamp* (default ``SOURCE_DATE_EPOCH``, else now) dates only what
+    changed since the lock file; unchanged notes keep their dates, so a
+    rebuild with no change is byte-identical.  Obsolete cards stay in the
+    deck for *grace* more deck versions, or leave it now with *prune*.
 
     Raises :class:`~deckgen.errors.DeckgenError` with a message naming the file
     and line for bad input; nothing is written then.
     """
-    corpus = build_corpus(sources)
-    stamp = build_timestamp() if timestamp is None else timestamp
-    written = write_apkg(DeckPlan(corpus.cards, deck_name=deck_name, timestamp=stamp), output)
-    return BuildReport(
-        output=written,
-        entries=len(corpus.reviews),
-        cards=sum(anki_cards(c) for c in corpus.cards),
-        files=len(corpus.files),
-        warnings=corpus.warnings,
-    )
+    prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune)
+    write_apkg(prepared.plan, prepared.output)
+    return prepared.report()

@@ -200,6 +200,19 @@ class SeedFinding:
 
 
 @dataclass(frozen=True)
+class DeckChanges:
+    """Notes of a build compared with the lock file (counts of notes, as Anki's import log counts them)."""
+
+    version: int
+    new: int
+    changed: int
+    unchanged: int
+    obsolete: int
+    pruned: int
+    first_build: bool
+
+
+@dataclass(frozen=True)
 class BuildReport:
     """What a build did, for the CLI's summary line and for tests."""
 
@@ -208,3 +221,5 @@ class BuildReport:
     cards: int
     files: int
     warnings: tuple[str, ...] = ()
+    lock: Path | None = None
+    changes: DeckChanges | None = None

@@ -150,13 +150,23 @@ def test_unreadable_file_is_one_finding(tmp_path: Path) -> None:
         f"{path}:3: error: not valid UTF-8 at byte offset 5 (re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8)"]
 
 
-def test_duplicate_pr_across_files_is_an_error(tmp_path: Path) -> None:
-    """The same PR twice (summary equal up to punctuation) would give two notes one GUID: an error at the second."""
-    a = write_seed(tmp_path, "a.txt", "o/r\n\n修复 A，提升 B。\n\n评论\n")
-    b = write_seed(tmp_path, "b.txt", "o/r\n\n其他\n\n评论\n\n修复 A, 提升 B\n\n另一段评论\n")
+def test_duplicate_pr_in_one_file_is_an_error(tmp_path: Path) -> None:
+    """The same PR twice in one file (summary equal up to punctuation) is a mistake: an error at the second."""
+    a = write_seed(tmp_path, "a.txt", "o/r\n\n修复 A，提升 B。\n\n评论\n\n修复 A, 提升 B\n\n另一段评论\n")
     scan = scan_corpus([tmp_path])
     assert [str(f) for f in scan.findings] == [
-        f"{b}:7: error: duplicate PR: the same summary as {a}:3 (remove one of the two entries, "
+        f"{a}:7: error: duplicate PR: the same summary as {a}:3 (remove one of the two entries, "
         "or reword the summary if they are different PRs)"]
     with pytest.raises(SeedError, match="duplicate PR"):
         read_corpus([tmp_path])
+
+
+def test_duplicate_pr_across_files_later_file_wins(tmp_path: Path) -> None:
+    """A PR repeated in a later seed file (a corrected copy): one entry, the later one, and a warning."""
+    a = write_seed(tmp_path, "a.txt", "o/r\n\n修复 A，提升 B。\n\n旧评论\n")
+    b = write_seed(tmp_path, "b.txt", "o/r\n\n其他\n\n评论\n\n修复 A, 提升 B\n\n新评论\n")
+    scan = read_corpus([tmp_path])
+    assert [str(f) for f in scan.findings] == [
+        f"{a}:3: warning: duplicate PR: {b}:7 has the same repository and summary; "
+        "the later file's entry is used and this one is ignored (remove one of the two entries)"]
+    assert [(e.path, e.review) for e in scan.entries] == [(b, "评论"), (b, "新评论")]

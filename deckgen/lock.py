@@ -1,0 +1,391 @@
+"""The lock file beside each deck: what every shipped note is, and since when.
+
+Anki updates a note on import only when the package's note is strictly newer
+(whole seconds), and an update replaces all fields and tags.  So a rebuilt deck
+must date each note by *the time its content last changed*: unchanged notes
+then import as duplicates (the user's edits and tags survive), changed notes
+update in place, and a rebuild with nothing changed is byte-identical.  The
+lock file (``decks/NAME.lock.json``, meant to be committed) remembers those
+times, the note ids (Anki's "Added" date), each card's GUID and the content
+users last received, so cards whose source vanished can be shipped once more
+as obsolete.
+
+:func:`read_lock` is an input reader (parse stage); :mod:`deckgen.package`
+writes the text of :meth:`Lock.to_text`.  :func:`reconcile` is pure: old lock
+plus this build's notes in, new lock plus what changed out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import genanki
+
+from .errors import DeckgenError
+from .identity import Sides, pair_cards, pair_prs
+from .notetypes import CLOZE_FIELDS, CLOZE_MODEL_ID, QA_FIELDS, QA_MODEL_ID, SCHEMA_VERSION
+from .types import short_hash
+
+LOCK_FORMAT = 1
+LOCK_SUFFIX = ".lock.json"
+DEFAULT_GRACE = 3
+"""Deck versions after the one that marked a card obsolete that still ship it (then it leaves the lock)."""
+NID_STRIDE = 10
+"""Note ids step by 10 ms so a note's card ids (note id + ordinal) never meet another note's."""
+# Provenance (file name and line) is not content: moving or reordering
+# entries must not re-date notes and overwrite what users did in Anki.
+_NOT_CONTENT = "Source"
+FIELD_NAMES: dict[int, tuple[str, ...]] = {
+    QA_MODEL_ID: tuple(name for name, _ in QA_FIELDS),
+    CLOZE_MODEL_ID: tuple(name for name, _ in CLOZE_FIELDS),
+}
+
+
+def lock_path_for(deck: Path) -> Path:
+    """``decks/deckgen.apkg`` → ``decks/deckgen.lock.json``."""
+    deck = Path(deck)
+    return deck.with_name(deck.stem + LOCK_SUFFIX)
+
+
+def named_fields(model: int, fields: Sequence[str]) -> dict[str, str]:
+    return dict(zip(FIELD_NAMES.get(model, ()), fields))
+
+
+def content_hash(model: int, fields: Sequence[str], tags: Sequence[str]) -> str:
+    """What users see of a note, minus provenance: a change here re-dates the note."""
+    named = named_fields(model, fields)
+    named.pop(_NOT_CONTENT, None)
+    return short_hash(json.dumps([model, named, sorted(tags)], ensure_ascii=False, sort_keys=True), 16)
+
+
+@dataclass(frozen=True)
+class BuiltNote:
+    """A note as this build renders it, before the lock gives it an identity and dates."""
+
+    pr: str
+    key: str
+    kind: str
+    model: int
+    guid: str
+    """The natural GUID (namespace, repository, PR key, card key)."""
+    fields: tuple[str, ...]
+    tags: tuple[str, ...]
+
+    @cached_property
+    def hash(self) -> str:
+        return content_hash(self.model, self.fields, self.tags)
+
+    @cached_property
+    def sides(self) -> Sides:
+        return Sides.of(self.pr, self.key, self.kind, named_fields(self.model, self.fields))
+
+
+@dataclass(frozen=True)
+class LockedNote:
+    """One shipped note as the lock records it."""
+
+    guid: str
+    pr: str
+    key: str
+    kind: str
+    model: int
+    nid: int
+    hash: str
+    first_seen: int
+    changed: int
+    """When its content last changed: the note's mtime in the package."""
+    fields: tuple[str, ...]
+    """The fields users last received (as of :attr:`changed`)."""
+    tags: tuple[str, ...]
+    obsolete_version: int | None = None
+    """The deck version in which its source disappeared."""
+    obsolete_since: int | None = None
+
+    @property
+    def repo(self) -> str:
+        return self.pr.split("#")[0]
+
+    @property
+    def obsolete(self) -> bool:
+        return self.obsolete_version is not None
+
+    @property
+    def mod(self) -> int:
+        return self.obsolete_since if self.obsolete_since is not None else self.changed
+
+    @cached_property
+    def sides(self) -> Sides:
+        return Sides.of(self.pr, self.key, self.kind, named_fields(self.model, self.fields))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "guid": self.guid, "pr": self.pr, "key": self.key, "kind": self.kind, "model": self.model,
+            "nid": self.nid, "hash": self.hash, "first_seen": self.first_seen, "changed": self.changed,
+            "fields": list(self.fields), "tags": list(self.tags),
+        }
+        if self.obsolete_version is not None:
+            data["obsolete"] = {"version": self.obsolete_version, "since": self.obsolete_since}
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LockedNote:
+        obsolete = data.get("obsolete") or {}
+        return cls(
+            guid=str(data["guid"]), pr=str(data["pr"]), key=str(data["key"]), kind=str(data["kind"]),
+            model=int(data["model"]), nid=int(data["nid"]), hash=str(data["hash"]),
+            first_seen=int(data["first_seen"]), changed=int(data["changed"]),
+            fields=tuple(str(f) for f in data["fields"]), tags=tuple(str(t) for t in data["tags"]),
+            obsolete_version=int(obsolete["version"]) if obsolete else None,
+            obsolete_since=int(obsolete["since"]) if obsolete else None,
+        )
+
+
+@dataclass(frozen=True)
+class NoteTypeState:
+    """A note type as last shipped: ``shape`` is what Anki compares (fields, templates, ids)."""
+
+    hash: str
+    shape: str
+    changed: int
+
+
+@dataclass(frozen=True)
+class Lock:
+    version: int = 0
+    """The deck version: counts builds that changed anything users receive."""
+    schema: int = SCHEMA_VERSION
+    notes: tuple[LockedNote, ...] = ()
+    notetypes: Mapping[int, NoteTypeState] = field(default_factory=dict)
+
+    @cached_property
+    def _by_identity(self) -> dict[tuple[str, str], LockedNote]:
+        return {(n.pr, n.key): n for n in self.notes}
+
+    def note_for(self, pr: str, key: str) -> LockedNote | None:
+        return self._by_identity.get((pr, key))
+
+    def latest(self) -> int:
+        """The newest time recorded; the next change must be dated after it."""
+        times = [t for n in self.notes for t in (n.first_seen, n.changed, n.obsolete_since) if t is not None]
+        times.extend(s.changed for s in self.notetypes.values())
+        return max(times, default=0)
+
+    def to_text(self) -> str:
+        """Stable JSON: sorted keys, one note per line (sorted by PR and key), a final newline."""
+        def line(value: object) -> str:
+            return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+        notes = sorted(self.notes, key=lambda n: (n.pr, n.key, n.guid))
+        types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
+                 for mid, s in sorted(self.notetypes.items())}
+        parts = [
+            f'"format": {LOCK_FORMAT}',
+            '"notes": [' + ",".join("\n" + line(n.to_json()) for n in notes) + ("\n]" if notes else "]"),
+            '"notetypes": {' + ",".join(f"\n{line(k)}: {line(v)}" for k, v in types.items()) + ("\n}" if types else "}"),
+            f'"schema": {self.schema}',
+            f'"version": {self.version}',
+        ]
+        return "{\n" + ",\n".join(parts) + "\n}\n"
+
+    @classmethod
+    def from_text(cls, text: str, path: Path) -> Lock:
+        fix = "restore it from version control; deleting it re-dates every note, so the next import overwrites users' edits"
+        try:
+            data = json.loads(text)
+            if data.get("format") != LOCK_FORMAT:
+                raise DeckgenError(f"{path}: lock file format {data.get('format')!r}; this deckgen reads format {LOCK_FORMAT} "
+                                   "(use the deckgen version that wrote it)")
+            return cls(
+                version=int(data["version"]),
+                schema=int(data["schema"]),
+                notes=tuple(LockedNote.from_json(n) for n in data["notes"]),
+                notetypes={int(k): NoteTypeState(str(v["hash"]), str(v["shape"]), int(v["changed"]))
+                           for k, v in data["notetypes"].items()},
+            )
+        except json.JSONDecodeError as exc:
+            raise DeckgenError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); {fix}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DeckgenError(f"{path}: not a deckgen lock file (bad or missing {exc}); {fix}") from None
+
+
+def read_lock(path: Path) -> Lock | None:
+    """The lock file at *path*, or None when there is none yet (the first build)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DeckgenError(f"{path}: cannot read the lock file ({getattr(exc, 'strerror', None) or exc})") from None
+    return Lock.from_text(text, Path(path))
+
+
+@dataclass(frozen=True)
+class Change:
+    after: LockedNote
+    before: LockedNote
+
+
+@dataclass(frozen=True)
+class Update:
+    """A reconciled build: the lock to write and what changed against the old one."""
+
+    lock: Lock
+    old: Lock
+    new: tuple[LockedNote, ...] = ()
+    changed: tuple[Change, ...] = ()
+    """Content changed, or a card whose source came back after being obsolete."""
+    unchanged: tuple[LockedNote, ...] = ()
+    obsolete: tuple[LockedNote, ...] = ()
+    """Source disappeared in this version: shipped again, tagged and with a banner."""
+    still_obsolete: tuple[LockedNote, ...] = ()
+    pruned: tuple[LockedNote, ...] = ()
+    rekeyed: tuple[Change, ...] = ()
+    """Cards whose key changed but which kept their GUID (see :mod:`deckgen.identity`)."""
+    notetypes_changed: tuple[int, ...] = ()
+    reshaped: tuple[int, ...] = ()
+    """Note types whose fields or templates changed: Anki needs *Merge note types*."""
+
+    @property
+    def first_build(self) -> bool:
+        return not self.old.notes and not self.old.notetypes
+
+    @property
+    def noop(self) -> bool:
+        return self.lock.version == self.old.version
+
+
+def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[int, tuple[str, str]], *,
+              now: int, grace: int = DEFAULT_GRACE, prune: bool = False) -> Update:
+    """Give this build's notes their GUIDs, note ids and dates from *old*; return the new lock.
+
+    *notetypes* maps each note type id to its (hash, shape).  *now* dates what
+    changed; it is moved past everything in *old*, so a change is always
+    strictly newer than what users have, even with a fixed ``SOURCE_DATE_EPOCH``.
+    """
+    old = old or Lock()
+    stamp = max(now, old.latest() + 1)
+    matched = _match(old, built)
+    taken = {n.guid for n in matched.values()}
+    guids = {n.guid for n in old.notes}
+    nids = {n.nid for n in old.notes}
+    next_nid = stamp * 1000
+
+    notes: list[LockedNote] = []
+    new: list[LockedNote] = []
+    changed: list[Change] = []
+    unchanged: list[LockedNote] = []
+    rekeyed: list[Change] = []
+    for index, note in enumerate(built):
+        before = matched.get(index)
+        if before is None:
+            while next_nid in nids:
+                next_nid += NID_STRIDE
+            nids.add(next_nid)
+            after = LockedNote(_free_guid(note.guid, guids), note.pr, note.key, note.kind, note.model, next_nid,
+                               note.hash, stamp, stamp, note.fields, note.tags)
+            guids.add(after.guid)
+            new.append(after)
+        elif before.hash != note.hash or before.obsolete or before.model != note.model:
+            after = replace(before, pr=note.pr, key=note.key, model=note.model, hash=note.hash, changed=stamp,
+                            fields=note.fields, tags=note.tags, obsolete_version=None, obsolete_since=None)
+            changed.append(Change(after, before))
+        else:
+            after = replace(before, pr=note.pr, key=note.key)
+            unchanged.append(after)
+        if before is not None and (before.pr, before.key) != (note.pr, note.key):
+            rekeyed.append(Change(after, before))
+        notes.append(after)
+
+    gone = [n for n in old.notes if n.guid not in taken]
+    types, types_changed, reshaped = _notetypes(old, notetypes, stamp)
+    # --prune drops cards already shipped as obsolete; a card that vanishes in
+    # this build is always announced once, or users would never learn of it.
+    dropped = [n for n in gone if n.obsolete and prune]
+    moved = bool(new or changed or rekeyed or dropped or types_changed or old.schema != SCHEMA_VERSION
+                 or any(not n.obsolete for n in gone))
+    version = old.version + 1 if moved else old.version
+    obsolete: list[LockedNote] = []
+    still: list[LockedNote] = []
+    pruned: list[LockedNote] = []
+    for note in gone:
+        if not note.obsolete:
+            obsolete.append(replace(note, obsolete_version=version, obsolete_since=stamp))
+        elif prune or version > note.obsolete_version + grace:  # type: ignore[operator]
+            pruned.append(note)
+        else:
+            still.append(note)
+    lock = Lock(version, SCHEMA_VERSION, tuple(notes + obsolete + still), types)
+    return Update(lock, old, tuple(new), tuple(changed), tuple(unchanged), tuple(obsolete), tuple(still),
+                  tuple(pruned), tuple(rekeyed), tuple(types_changed), tuple(reshaped))
+
+
+def _match(old: Lock, built: Sequence[BuiltNote]) -> dict[int, LockedNote]:
+    """Built note index → the lock's note it continues: same PR and key, else a recognised re-key."""
+    matched: dict[int, LockedNote] = {}
+    for index, note in enumerate(built):
+        found = old.note_for(note.pr, note.key)
+        if found is not None:
+            matched[index] = found
+    taken = {n.guid for n in matched.values()}
+    left_new = [i for i in range(len(built)) if i not in matched]
+    left_old = [n for n in old.notes if n.guid not in taken]
+    if not left_new or not left_old:
+        return matched
+
+    # PRs whose summary was reworded: every card's PR key changed at once.
+    known_prs = {n.pr for n in old.notes}
+    built_prs = {n.pr for n in built}
+    new_prs: dict[str, list[int]] = {}
+    for i in left_new:
+        if built[i].pr not in known_prs:
+            new_prs.setdefault(built[i].pr, []).append(i)
+    old_prs: dict[str, list[LockedNote]] = {}
+    for n in old.notes:
+        if n.pr not in built_prs:
+            old_prs.setdefault(n.pr, []).append(n)
+    renamed = pair_prs({pr: [built[i].sides for i in idx] for pr, idx in new_prs.items()},
+                       {pr: [n.sides for n in notes] for pr, notes in old_prs.items()})
+
+    # Within a PR (or a renamed PR), cards whose key changed but whose fact did not.
+    by_pr_new: dict[str, list[int]] = {}
+    for i in left_new:
+        by_pr_new.setdefault(renamed.get(built[i].pr, built[i].pr), []).append(i)
+    by_pr_old: dict[str, list[LockedNote]] = {}
+    for n in left_old:
+        by_pr_old.setdefault(n.pr, []).append(n)
+    for pr, indexes in sorted(by_pr_new.items()):
+        candidates = by_pr_old.get(pr, [])
+        for i, j in pair_cards([built[i].sides for i in indexes], [n.sides for n in candidates]):
+            matched[indexes[i]] = candidates[j]
+    return matched
+
+
+def _free_guid(guid: str, used: set[str]) -> str:
+    """*guid*, or a derived one when a re-keyed card still holds it."""
+    candidate, salt = guid, 1
+    while candidate in used:
+        salt += 1
+        candidate = genanki.guid_for(guid, salt)
+    return candidate
+
+
+def _notetypes(old: Lock, current: Mapping[int, tuple[str, str]], stamp: int
+               ) -> tuple[dict[int, NoteTypeState], list[int], list[int]]:
+    states: dict[int, NoteTypeState] = {}
+    changed: list[int] = []
+    reshaped: list[int] = []
+    for mid, (digest, shape) in sorted(current.items()):
+        before = old.notetypes.get(mid)
+        if before is not None and before.hash == digest:
+            states[mid] = before
+            continue
+        states[mid] = NoteTypeState(digest, shape, stamp)
+        changed.append(mid)
+        if before is not None and before.shape != shape:
+            reshaped.append(mid)
+    return states, changed, reshaped

@@ -1,0 +1,261 @@
+"""Regeneration as users live it: study a deck, rebuild it from changed seeds, import again (real `anki`)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import SEEDS, AnkiCollection, write_seed
+from deckgen import build_deck
+from deckgen.cli import cli
+from deckgen.lock import Lock, LockedNote, lock_path_for, named_fields, read_lock
+from deckgen.package import OBSOLETE_BANNER, OBSOLETE_TAG
+from deckgen.parse import parse_seed_file
+from deckgen.pipeline import prepare_build
+from deckgen.plan import plan_deck
+
+T0 = 1_700_000_000  # first build
+T1 = 1_700_100_000  # the rebuild, a day later
+
+NEW_PRS = """vllm-project/vllm
+
+为前缀缓存引入分层淘汰策略，降低长上下文场景的缓存抖动。
+
+这是一个值得精读的 PR。关键设计决策：1) 采用按访问频率分层的淘汰队列而非单一 LRU 队列，以避免热点前缀被长请求挤出；2) 通过引用计数实现缓存块的安全复用；3) 在调度器中预留水位线以尽早触发回收。
+
+为 OpenAI 兼容服务器添加请求级超时，防止慢请求占满工作线程。
+
+快速浏览即可。设计上值得注意：1) 采用 `asyncio.wait_for` 包装生成调用而非在引擎内部轮询，以保持引擎与服务层解耦；2) 超时后主动中止请求以释放 KV 缓存。
+"""
+
+
+def copy_seeds(tmp_path: Path) -> Path:
+    """A private copy of seeds/: the tests edit it, never the repository's."""
+    return Path(shutil.copytree(SEEDS, tmp_path / "seeds"))
+
+
+def plain(field: str) -> str:
+    return re.sub(r"<[^>]+>", "", field)
+
+
+def remove_entry(path: Path, title_line: int) -> str:
+    """Delete the entry whose summary is on *title_line* from a seed file; return its summary."""
+    entry = next(e for e in parse_seed_file(path) if e.title_line == title_line)
+    lines = path.read_text("utf-8").split("\n")
+    end = entry.review_line - 1 + entry.review.count("\n") + 1
+    del lines[entry.title_line - 1 : end + 1]  # the entry and the blank line after it
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return entry.title
+
+
+def reword_answer(seeds: Path, out: Path, lock: Lock) -> tuple[LockedNote, str]:
+    """Reword the answer of one 'why' card in its seed file; return the note and its new answer.
+
+    The card is found, not hard-coded: the first (by GUID) whose answer is plain
+    text appearing once in the seeds and whose rewording leaves the card in the
+    deck as a change of that same note.
+    """
+    texts = {p: p.read_text("utf-8") for p in sorted(seeds.glob("*.txt"))}
+    for note in sorted(lock.notes, key=lambda n: n.guid):
+        answer = named_fields(note.model, note.fields).get("Answer", "")
+        if note.kind != "why" or "<" in answer or "&" in answer or len(answer) < 4:
+            continue
+        homes = [p for p, text in texts.items() if text.count(answer) == 1]
+        if len(homes) != 1 or sum(t.count(answer) for t in texts.values()) != 1:
+            continue
+        reworded = "明显的" + answer
+        homes[0].write_text(texts[homes[0]].replace(answer, reworded), encoding="utf-8")
+        update = prepare_build([seeds], out, timestamp=T1).update
+        if any(c.after.guid == note.guid and reworded in c.after.fields[1] for c in update.changed):
+            return note, reworded
+        homes[0].write_text(texts[homes[0]], encoding="utf-8")
+    raise AssertionError("no 'why' card whose answer can be reworded in place")
+
+
+def answer_good(anki: AnkiCollection, card_id: int) -> None:
+    """One review with the 'Good' button, as the reviewer screen does it."""
+    from anki.scheduler.v3 import CardAnswer
+
+    col = anki.col
+    card = col.get_card(card_id)
+    card.start_timer()
+    states = col._backend.get_scheduling_states(card_id)
+    col.sched.answer_card(col.sched.build_answer(card=card, states=states, rating=CardAnswer.GOOD))
+
+
+def guids_of(anki: AnkiCollection, log_entries) -> set[str]:  # type: ignore[no-untyped-def]
+    """GUIDs of the notes an import log lists (entries carry the collection's note id)."""
+    return {anki.col.db.scalar("select guid from notes where id=?", entry.id.nid) for entry in log_entries}
+
+
+def card_state(anki: AnkiCollection, card_id: int) -> tuple:
+    return tuple(anki.col.db.first("select nid, type, queue, ivl, due, reps, did from cards where id=?", card_id))
+
+
+def test_study_session_survives_regeneration(tmp_path: Path, anki: AnkiCollection) -> None:
+    seeds = copy_seeds(tmp_path)
+    out = tmp_path / "decks" / "deck.apkg"
+    build_deck([seeds], out, timestamp=T0)
+    v1 = read_lock(lock_path_for(out))
+    assert v1 is not None and v1.version == 1
+
+    first = anki.import_apkg(out)
+    col = anki.col
+    assert len(first.new) == len(v1.notes) and not first.conflicting
+    nid_of = {n.guid: col.db.scalar("select id from notes where guid=?", n.guid) for n in v1.notes}
+    notes_before = col.note_count()
+
+    # (b) reword an answer; (c) remove an entry of another PR; (a) add two new PRs.
+    reworded, new_answer = reword_answer(seeds, out, v1)
+    victim_file = sorted(seeds.glob("*.txt"))[-1]
+    victim = next(e for e in reversed(parse_seed_file(victim_file)) if e.pr_key != reworded.pr)
+    remove_entry(victim_file, victim.title_line)
+    removed = [n for n in v1.notes if n.pr == victim.pr_key]
+    write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
+    new_pr_keys = {e.pr_key for e in parse_seed_file(seeds / "zz_new_prs.txt")}
+
+    # Study before the rebuild lands: review the reworded card, a removed one and two others.
+    unchanged = [n for n in v1.notes if n.pr not in (reworded.pr, victim.pr_key)]
+    reviewed_notes = [reworded, removed[0], unchanged[0], unchanged[-1]]
+    reviewed = [cid for n in reviewed_notes for cid in col.card_ids_of_note(nid_of[n.guid])[:1]]
+    for cid in reviewed:
+        answer_good(anki, cid)
+    states = {cid: card_state(anki, cid) for cid in reviewed}
+    revlog = col.db.scalar("select count() from revlog")
+    assert revlog == len(reviewed) and all(s[5] == 1 for s in states.values())
+    # A user tag on a note the rebuild leaves alone.
+    tagged = col.get_note(nid_of[unchanged[1].guid])
+    tagged.add_tag("my::keep")
+    col.update_note(tagged)
+
+    plan = plan_deck([seeds], out, timestamp=T1)
+    report = build_deck([seeds], out, timestamp=T1)
+    v2 = read_lock(lock_path_for(out))
+    assert v2 is not None and v2.version == 2 and report.changes is not None
+    second = anki.import_apkg(out)  # Anki's default options
+    counts = {k: len(getattr(second, k)) for k in ("new", "updated", "duplicate", "conflicting")}
+    print("import log after the rebuild:", counts)
+
+    new_guids = {n.guid for n in v2.notes if n.pr in new_pr_keys}
+    assert {n.pr for n in v2.notes if n.guid in new_guids} == new_pr_keys
+    assert guids_of(anki, second.new) == new_guids, "exactly the new PRs' cards arrive as new"
+    assert col.note_count() == notes_before + len(new_guids)
+    assert not second.conflicting
+
+    # The reworded card: same note, new text.
+    note = col.get_note(nid_of[reworded.guid])
+    assert new_answer in note["Answer"] and reworded.guid in guids_of(anki, second.updated)
+
+    # Reviews and scheduling untouched, the removed entry's reviewed card included.
+    assert col.db.scalar("select count() from revlog") == revlog
+    assert {cid: card_state(anki, cid) for cid in reviewed} == states
+
+    # The user's tag on the unchanged note survived (it imported as a duplicate).
+    assert "my::keep" in col.get_note(tagged.id).tags
+    assert tagged.guid in guids_of(anki, second.duplicate)
+
+    # The removed entry's notes: tagged, with the banner on the front.
+    for gone in removed:
+        obsolete = col.get_note(nid_of[gone.guid])
+        assert OBSOLETE_TAG in obsolete.tags and obsolete["Status"]
+        assert OBSOLETE_BANNER in col.get_card(obsolete.card_ids()[0]).question()
+    assert {n.id for n in (col.get_note(i) for i in col.find_notes(f"tag:{OBSOLETE_TAG}"))} >= {
+        nid_of[g.guid] for g in removed}
+
+    # No duplicates: one note per question among live notes, one per GUID.
+    live = [col.get_note(i) for i in col.find_notes(f"-tag:{OBSOLETE_TAG}")]
+    fronts = [(n.fields[0], n["Summary"]) for n in live]
+    assert len(fronts) == len(set(fronts))
+    assert col.db.scalar("select count(distinct guid) from notes") == col.note_count()
+
+    # The plan said so before the import.
+    assert len(plan.new) == counts["new"]
+    assert plan.updated == counts["updated"]
+    assert len(plan.unchanged) + len(plan.obsolete) - plan.newly_obsolete == counts["duplicate"]
+
+
+def test_rebuild_without_change_is_byte_identical_and_check_passes(tmp_path: Path, runner: CliRunner,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    seeds = copy_seeds(tmp_path)
+    out = tmp_path / "decks" / "deck.apkg"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(T0))
+    assert runner.invoke(cli, ["build", "-q", str(seeds), "-o", str(out)]).exit_code == 0
+    first, lock_text = out.read_bytes(), lock_path_for(out).read_text("utf-8")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")  # the wall clock must not matter any more
+    assert runner.invoke(cli, ["build", "-q", str(seeds), "-o", str(out)]).exit_code == 0
+    assert out.read_bytes() == first and lock_path_for(out).read_text("utf-8") == lock_text
+
+    result = runner.invoke(cli, ["build", "--check", str(seeds), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"Up to date: {out} (deck version 1)\n"
+
+
+def test_check_fails_on_a_change_and_writes_nothing(tmp_path: Path, runner: CliRunner) -> None:
+    seeds = copy_seeds(tmp_path)
+    out = tmp_path / "decks" / "deck.apkg"
+    build_deck([seeds], out, timestamp=T0)
+    write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
+    before = sorted((p.name, p.read_bytes()) for p in out.parent.iterdir())
+
+    result = runner.invoke(cli, ["build", "--check", str(seeds), "-o", str(out)])
+    assert result.exit_code == 1
+    assert "Out of date:" in result.stderr and " new" in result.stderr and str(out) in result.stderr
+    assert sorted((p.name, p.read_bytes()) for p in out.parent.iterdir()) == before
+
+    out.unlink()
+    shutil.rmtree(seeds)
+    seeds = copy_seeds(tmp_path)
+    result = runner.invoke(cli, ["build", "--check", str(seeds), "-o", str(out)])
+    assert result.exit_code == 1 and f"{out}: missing" in result.stderr
+
+
+def test_source_date_epoch_dates_the_first_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+    import zipfile
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1600000000")
+    out = tmp_path / "deck.apkg"
+    build_deck([SEEDS], out)
+    (tmp_path / "c.anki2").write_bytes(zipfile.ZipFile(out).read("collection.anki2"))
+    with sqlite3.connect(tmp_path / "c.anki2") as db:
+        mods = {m for (m,) in db.execute("select mod from notes")}
+        ids = [i for (i,) in db.execute("select id from notes")]
+        card_ids = [i for (i,) in db.execute("select id from cards")]
+    assert mods == {1_600_000_000}
+    assert len(set(ids)) == len(ids) and len(set(card_ids)) == len(card_ids)
+    assert all(1_600_000_000_000 <= i < 1_600_000_100_000 for i in ids)  # "Added" = first seen
+
+
+def test_plan_command_reports_and_advises(tmp_path: Path, runner: CliRunner) -> None:
+    seeds = copy_seeds(tmp_path)
+    out = tmp_path / "deck.apkg"
+    result = runner.invoke(cli, ["plan", str(seeds), "-o", str(out)])
+    assert result.exit_code == 0 and "first build" in result.stdout and not out.exists()
+
+    build_deck([seeds], out, timestamp=T0)
+    result = runner.invoke(cli, ["plan", str(seeds), "-o", str(out)])
+    assert "no change, deck version 1" in result.stdout and "changes nothing" in result.stdout
+
+    write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
+    result = runner.invoke(cli, ["plan", str(seeds), "-o", str(out)])
+    assert result.exit_code == 0
+    new_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("new"))
+    assert int(new_line.split()[1]) == len(prepare_build([seeds], out).update.new) > 0
+    assert "【vllm · 为前缀缓存引入分层淘汰策略】" in result.stdout
+    assert "Default import options are fine" in result.stdout
+    assert read_lock(lock_path_for(out)).version == 1  # type: ignore[union-attr]  # plan wrote nothing
+
+
+def test_summary_shows_changes_after_the_first_build(tmp_path: Path, runner: CliRunner) -> None:
+    seeds = copy_seeds(tmp_path)
+    out = tmp_path / "deck.apkg"
+    assert "Deck version" not in runner.invoke(cli, ["build", str(seeds), "-o", str(out)]).stdout
+    write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
+    new = len(prepare_build([seeds], out).update.new)
+    result = runner.invoke(cli, ["build", str(seeds), "-o", str(out)])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1].startswith(f"Deck version 2: {new} new, 0 changed,")
