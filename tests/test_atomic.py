@@ -217,7 +217,7 @@ def test_genanki_leaves_no_temporary_sqlite_file(tmp_path: Path, monkeypatch: py
     out = tmp_path / "out" / "deck.apkg"
     build_deck([FIXTURES / "good.txt"], out, timestamp=1)
     assert list(scratch.iterdir()) == []
-    assert sorted(p.name for p in out.parent.iterdir()) == ["deck.apkg"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["deck.apkg", "deck.lock.json"]
 
 
 def test_read_only_output_folder_is_an_output_error(user_tmp: Path) -> None:
