@@ -59,7 +59,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
     "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
 }
-_TERM_RANK = {"step": 2.0, "code": 1.8, "quote": 1.7, "set": 1.6, "ascii": 1.6, "object": 1.5, "relation": 1.9, "example": 0.9}
+_TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "example": 1.1}
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
 _ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
 _LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
@@ -138,6 +138,9 @@ class CardMaker:
 
     def gap(self, fact: Fact, clause: str, context: str) -> None:
         """Offer *fact*'s subject as a cloze deletion in *clause* (shown in *context* if the clause is short)."""
+        # A deep path (a/b/c/d.py) is never worth recalling whole, and it cannot be blanked in part.
+        if fact.subject.count("/") >= 3:
+            return
         if fact.subject in clause and not is_generic(fact.subject):
             self.gaps.setdefault((clause, context), []).append(fact)
 
@@ -150,6 +153,12 @@ class CardMaker:
             text = context if short and clause in context else clause
             text = re.sub(r"^它(?=[\u4e00-\u9fff])", "该 PR ", _LEADING_CONNECTIVE.sub("", text).strip())
             by_text.setdefault(text, []).extend(f for f in facts if f.subject in text)
+        # A clause that sits inside a longer text of the same sentence joins it, so the
+        # sentence's gaps form one note instead of competing notes over the same words.
+        for text in sorted(by_text, key=len):
+            host = next((t for t in by_text if t != text and text in t and units(t) <= 60), None)
+            if host:
+                by_text[host].extend(by_text.pop(text))
         for text, facts in by_text.items():
             chosen: list[Fact] = []
             for fact in _cloze_order(facts):
@@ -166,7 +175,7 @@ class CardMaker:
                 marked = text
                 for ordinal, fact in enumerate(group, start=1):
                     marked = marked.replace(fact.subject, deletion(ordinal, fact.subject))
-                rank = max(_term_rank(f) for f in group)
+                rank = max(_term_rank(f, text) for f in group)
                 key = "cloze:" + "|".join(sorted(norm(f.subject) for f in group))
                 self._add(group[0], CardKind.CLOZE, key, marked, "；".join(f.subject for f in group), rank)
 
@@ -281,10 +290,15 @@ def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candid
     return maker.candidates
 
 
-def _term_rank(fact: Fact) -> float:
+def _term_rank(fact: Fact, text: str) -> float:
+    """How much a deletion teaches: mechanisms over names, names over asides."""
     rank = _TERM_RANK.get(fact.marker, 1.4)
-    if fact.subject.count("/") >= 2:
-        rank -= 0.6  # a long path is a poor thing to recall; its file name is in other cards
+    if re.search(r"[（(][^）)]*" + re.escape(fact.subject), text):
+        rank -= 0.5  # blanked inside a parenthetical aside
+    if units(text) > 60:
+        rank -= 0.3
+    if re.search(r"(?:^|[/_`])tests?[/_]", fact.subject):
+        rank -= 0.3  # a test file's name is rarely what a reader needs to recall
     return rank
 
 

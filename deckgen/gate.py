@@ -305,16 +305,16 @@ def review_card(card: Card, seg: Segmenter) -> list[Finding]:
 
 
 def score(candidate: Candidate, findings: list[Finding]) -> float:
-    """Rank: relation trust, a short specific answer, minus warnings."""
+    """Rank: relation trust, a short specific answer, minus warnings; a cloze pays for each extra gap."""
     card = candidate.card
     value = candidate.rank
-    answer_units = units(card.answer)
-    if 2 <= answer_units <= 15:
-        value += 0.5
-    if re.search(r"`|[A-Za-z_]{3,}", card.answer):
-        value += 0.3
     if card.kind == CardKind.CLOZE:
-        value += 0.2
+        value -= 0.2 * (anki_cards(card) - 1)
+    else:
+        if 2 <= units(card.answer) <= 15:
+            value += 0.5
+        if re.search(r"`|[A-Za-z_]{3,}", card.answer):
+            value += 0.3
     value -= 0.6 * sum(1 for f in findings if f.severity == WARN)
     return round(value, 4)
 
@@ -353,6 +353,8 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
             if any(i == index for i, _ in kept) or per_sentence.get(card.sentence, 0) >= cap:
                 continue
             marks = {"q:" + norm(card.prompt), "k:" + card.key}
+            if card.kind != CardKind.CLOZE and _same_answer(card, [c for _, c in kept]):
+                continue
             if card.kind == CardKind.CLOZE:
                 # A phrase is blanked once per PR, whatever sentence carries it.
                 marks |= {"d:" + norm(body) for _, body in deletions(card.prompt)}
@@ -373,6 +375,19 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
             per_sentence[card.sentence] = per_sentence.get(card.sentence, 0) + 1
             kept.append((index, _with_score(card, value)))
     return [card for _, card in sorted(kept, key=lambda item: item[0])]
+
+
+def _same_answer(card: Card, kept: list[Card]) -> bool:
+    """Another Q/A card already has this answer, give or take a leading word (将 X / X)."""
+    mine = norm(card.answer)
+    for other in kept:
+        theirs = norm(other.answer)
+        if other.kind == CardKind.CLOZE or not mine or not theirs:
+            continue
+        short, long_ = sorted((mine, theirs), key=len)
+        if short in long_ and len(short) >= 0.8 * len(long_):
+            return True
+    return False
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

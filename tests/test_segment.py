@@ -70,3 +70,18 @@ def test_jieba_cache_goes_to_deckgen_cache_dir(tmp_path, monkeypatch) -> None:  
     seg = Segmenter()
     seg.tokenize("预分配")
     assert (target / "jieba.cache").is_file()
+
+
+def test_jieba_says_nothing_on_stderr(tmp_path, monkeypatch, capfd) -> None:  # type: ignore[no-untyped-def]
+    """jieba logs "Building prefix dict…" to stderr by default; deckgen silences it."""
+    from deckgen.segment import Segmenter
+
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "fresh"))
+    Segmenter().tokenize("首次初始化会构建前缀词典")
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out == ""
+
+
+def test_numbers_with_units_stay_whole() -> None:
+    assert "30 ms" in words("尾延迟降低 30 ms 左右")
+    assert "20%" in words("吞吐提升 20% 以上")
