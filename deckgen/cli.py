@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .console import ConsoleProgress
 from .errors import DeckgenError
 from .lint import lint_corpus
 from .preview import CardFilter, format_preview, make_preview
@@ -53,8 +54,9 @@ def cli() -> None:
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 and say what differs unless the deck and its lock file are up to date.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print how long each stage took (on stderr).")
 def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, check: bool,
-          quiet: bool) -> None:
+          quiet: bool, verbose: bool) -> None:
     """Build an Anki deck from seed files or folders (default: seeds/).
 
     The lock file beside the deck (decks/deckgen.lock.json) keeps every card's
@@ -77,8 +79,8 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         if not quiet:
             click.echo(f"Up to date: {result.output} (deck version {result.version})")
         return
-    with _user_errors():
-        report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune)
+    with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
+        report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune, progress=progress)
     if not quiet:
         for warning in report.warnings:
             click.echo(f"Warning: {warning}", err=True)

@@ -16,6 +16,7 @@ from .lock import DEFAULT_GRACE, Update, lock_path_for, read_lock, reconcile
 from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg
 from .parse import read_corpus
+from .progress import NO_PROGRESS, Progress, StageClock
 from .segment import get_segmenter
 from .types import BuildReport, Card, DeckChanges, Level, Review
 
@@ -34,20 +35,27 @@ class Corpus:
     warnings: tuple[str, ...]
 
 
-def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES) -> Corpus:
+def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, progress: Progress = NO_PROGRESS) -> Corpus:
     """Parse, extract and make cards for every entry named by *sources*; nothing is written.
 
     Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
-    before any card is made.
+    before any card is made.  *progress* hears of each entry done and of each stage's time.
     """
-    scan = read_corpus(sources)
-    seg = get_segmenter()
+    clock = StageClock()
+    with clock.measure("read"):
+        scan = read_corpus(sources)
+    with clock.measure("segmenter"):
+        seg = get_segmenter()
     reviews: list[Review] = []
     cards: list[Card] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
+    progress.begin(len(scan.entries))
     for entry in scan.entries:
-        review = extract_review(entry, seg)
-        made = make_cards(review, seg)
+        with clock.measure("extract"):
+            review = extract_review(entry, seg)
+        with clock.measure("cards"):
+            made = make_cards(review, seg)
+        progress.advance()
         reviews.append(review)
         cards.extend(made)
         where = f"{entry.path}:{entry.title_line}"
@@ -55,6 +63,10 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES) -> Corpus:
         if count < MIN_CARDS_PER_PR:
             warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
         warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
+    progress.end()
+    clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
+                            "extract": f"{sum(len(r.facts) for r in reviews)} facts",
+                            "cards": f"{len(cards)} notes"})
     return Corpus(scan.files, tuple(reviews), tuple(cards), tuple(warnings))
 
 
@@ -94,10 +106,11 @@ def prepare_build(
     timestamp: int | None = None,
     grace: int = DEFAULT_GRACE,
     prune: bool = False,
+    progress: Progress = NO_PROGRESS,
 ) -> PreparedBuild:
     """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
     output = Path(output)
-    corpus = build_corpus(sources)
+    corpus = build_corpus(sources, progress=progress)
     old = read_lock(lock_path_for(output))
     stamp = build_timestamp() if timestamp is None else timestamp
     update = reconcile(old, [built_note(c) for c in corpus.cards], fingerprints(), now=stamp, grace=grace, prune=prune)
@@ -113,6 +126,7 @@ def build_deck(
     timestamp: int | None = None,
     grace: int = DEFAULT_GRACE,
     prune: bool = False,
+    progress: Progress = NO_PROGRESS,
 ) -> BuildReport:
     """Build the deck for the seed files or folders in *sources*; write it and its lock file beside it.
 
@@ -124,6 +138,10 @@ def build_deck(
     Raises :class:`~deckgen.errors.DeckgenError` with a message naming the file
     and line for bad input; nothing is written then.
     """
-    prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune)
-    write_apkg(prepared.plan, prepared.output)
+    prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune,
+                             progress=progress)
+    clock = StageClock()
+    with clock.measure("write"):
+        write_apkg(prepared.plan, prepared.output)
+    clock.report(progress, {"write": str(prepared.output)})
     return prepared.report()
