@@ -10,8 +10,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .console import ConsoleProgress
-from .errors import DeckgenError
+from .errors import DeckgenError, UnknownTopic
 from .lint import lint_corpus
 from .preview import CardFilter, format_preview, make_preview
 from .preview_html import write_preview_html
@@ -19,13 +18,17 @@ from .stats import collect_stats, format_stats
 from .lock import DEFAULT_GRACE
 from .types import CardKind
 from .package import DEFAULT_DECK_NAME
-from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck
+from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck, build_topic_deck, build_topic_decks, list_topics
 from .plan import check_deck, plan_deck
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
 _GRACE = click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE, show_default=True,
                       help="Deck versions that still ship a card whose source was removed (tagged deckgen::obsolete).")
 _PRUNE = click.option("--prune", is_flag=True, help="Drop cards already shipped as obsolete from the deck and lock file now.")
+_TAXONOMY = click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False),
+                         help="Topic taxonomy (default: topics.toml beside the seeds).")
+_GLOSSARY = click.option("--glossary", type=click.Path(path_type=Path, dir_okay=False),
+                         help="Glossary (default: glossary.toml beside the seeds).")
 
 
 @contextmanager
@@ -33,14 +36,42 @@ def _user_errors() -> Iterator[None]:
     """A :class:`DeckgenError` becomes ``Error: …`` on stderr and exit code 1."""
     try:
         yield
+    except UnknownTopic as exc:
+        raise click.BadParameter(str(exc), param_hint="'--topic'") from None
     except DeckgenError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _echo_warnings(warnings: tuple[str, ...]) -> None:
+    for warning in warnings:
+        click.echo(f"Warning: {warning}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="deckgen")
 def cli() -> None:
     """Turn review summaries of pull requests into Anki decks of their design decisions."""
+
+
+def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Path | None, output: Path, *,
+                  check: bool, quiet: bool, **options: object) -> None:
+    """``build --topic`` (one deck) or ``build --split-topics`` (a folder of decks and an index)."""
+    ctx = click.get_current_context()
+    if check or (split and (topics or ctx.get_parameter_source("output") == click.core.ParameterSource.COMMANDLINE)):
+        raise click.UsageError("--split-topics writes its own files: use it without --topic, -o and --check; "
+                               "--topic cannot be combined with --check")
+    with _user_errors():
+        if split:
+            result = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
+            decks = [d for d in result.decks if d.path]
+            summary = (f"Built {len(decks)} topic decks ({sum(d.cards for d in decks)} cards in all) "
+                       f"from {result.entries} PRs → {result.index}")
+        else:
+            result = build_topic_deck(sources, topics, output, **options)  # type: ignore[arg-type,assignment]
+            summary = f"Built {result.entries} PRs, {result.cards} cards from {result.files} seed file(s) → {result.output}"
+    if not quiet:
+        _echo_warnings(result.warnings)
+        click.echo(summary)
 
 
 @cli.command()
@@ -53,22 +84,37 @@ def cli() -> None:
 @_PRUNE
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 and say what differs unless the deck and its lock file are up to date.")
+@click.option("--topic", "topics", multiple=True, metavar="ID",
+              help="Write a deck of these topics only (repeatable; see deckgen topics) to -o.")
+@click.option("--split-topics", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Write one deck per topic to DIR, plus DIR/index.md.")
+@click.option("--lock-of", "full_deck", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
+              show_default=True, help="With --topic/--split-topics: the full deck whose lock file gives the notes' identities.")
+@_TAXONOMY
+@_GLOSSARY
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@click.option("-v", "--verbose", is_flag=True, help="Also print how long each stage took (on stderr).")
 def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, check: bool,
-          quiet: bool, verbose: bool) -> None:
+          topics: tuple[str, ...], split_topics: Path | None, full_deck: Path, taxonomy: Path | None,
+          glossary: Path | None, quiet: bool) -> None:
     """Build an Anki deck from seed files or folders (default: seeds/).
 
     The lock file beside the deck (decks/deckgen.lock.json) keeps every card's
-    identity and dates across rebuilds; commit it with the seeds.
+    identity and dates across rebuilds; commit it with the seeds. Topic decks
+    reuse the full deck's notes, so any mix of them imports without duplicates.
 
     \b
     Example:
         deckgen build                       # seeds/ → decks/deckgen.apkg
         deckgen build seeds/new.txt -o new.apkg
         deckgen build --check               # in CI: is decks/ up to date?
+        deckgen build --topic cuda-graph -o cuda-graph.apkg
+        deckgen build --split-topics decks/topics
     """
     sources = seeds or DEFAULT_SOURCES
+    if topics or split_topics:
+        _build_topics(sources, topics, split_topics, output, full_deck=full_deck, deck_name=deck_name,
+                      taxonomy=taxonomy, glossary=glossary, quiet=quiet, check=check)
+        return
     if check:
         with _user_errors():
             result = check_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune)
@@ -79,16 +125,37 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         if not quiet:
             click.echo(f"Up to date: {result.output} (deck version {result.version})")
         return
-    with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
-        report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune, progress=progress)
+    with _user_errors():
+        report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
+                            taxonomy=taxonomy, glossary=glossary)
     if not quiet:
-        for warning in report.warnings:
-            click.echo(f"Warning: {warning}", err=True)
+        _echo_warnings(report.warnings)
         click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
         changes = report.changes
         if changes and not changes.first_build:
             click.echo(f"Deck version {changes.version}: {changes.new} new, {changes.changed} changed, "
                        f"{changes.unchanged} unchanged, {changes.obsolete} obsolete, {changes.pruned} pruned notes")
+
+
+def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Path | None, output: Path, *,
+                  check: bool, quiet: bool, **options: object) -> None:
+    """``build --topic`` (one deck) or ``build --split-topics`` (a folder of decks and an index)."""
+    ctx = click.get_current_context()
+    if check or (split and (topics or ctx.get_parameter_source("output") == click.core.ParameterSource.COMMANDLINE)):
+        raise click.UsageError("--split-topics writes its own files: use it without --topic, -o and --check; "
+                               "--topic cannot be combined with --check")
+    with _user_errors():
+        if split:
+            result = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
+            decks = [d for d in result.decks if d.path]
+            summary = (f"Built {len(decks)} topic decks ({sum(d.cards for d in decks)} cards in all) "
+                       f"from {result.entries} PRs → {result.index}")
+        else:
+            result = build_topic_deck(sources, topics, output, **options)  # type: ignore[arg-type,assignment]
+            summary = f"Built {result.entries} PRs, {result.cards} cards from {result.files} seed file(s) → {result.output}"
+    if not quiet:
+        _echo_warnings(result.warnings)
+        click.echo(summary)
 
 
 @cli.command()
@@ -177,3 +244,20 @@ def preview(seeds: tuple[Path, ...], topics: tuple[str, ...], kinds: tuple[str, 
     else:
         click.echo(format_preview(shown, color=True), nl=False)  # colours are dropped when stdout is not a terminal
         click.echo(shown.summary, err=True)
+
+
+@cli.command()
+@_SEEDS
+@_TAXONOMY
+@_GLOSSARY
+def topics(seeds: tuple[Path, ...], taxonomy: Path | None, glossary: Path | None) -> None:
+    """List the topics with their PR and card counts, and the PRs without a topic.
+
+    \b
+    Example:
+        deckgen topics                      # topics.toml beside seeds/
+        deckgen topics seeds/ --taxonomy my-topics.toml
+    """
+    with _user_errors():
+        report = list_topics(seeds or DEFAULT_SOURCES, taxonomy=taxonomy, glossary=glossary)
+    click.echo(report.table())

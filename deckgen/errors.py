@@ -29,3 +29,15 @@ class SeedError(DeckgenError):
 
 class OutputError(DeckgenError):
     """The deck cannot be written where the user asked."""
+
+
+class DataFileError(SeedError):
+    """A data file kept beside the seeds (``topics.toml``, ``glossary.toml``) is malformed.
+
+    A subclass of :class:`SeedError` because it is the same kind of problem —
+    bad input with a file and line — and reads the same way.
+    """
+
+
+class UnknownTopic(DeckgenError):
+    """A topic id asked for on the command line is not in the taxonomy (a usage error: exit 2)."""

@@ -29,6 +29,7 @@ from .types import Card, CardKind
 
 GUID_NAMESPACE = "deckgen/v1"
 DEFAULT_DECK_NAME = "PR 设计决策"
+GLOSSARY_LABEL = "术语表"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 _TAG_UNSAFE = re.compile(r"[\s\"]+")
 OBSOLETE_TAG = "deckgen::obsolete"
@@ -46,15 +47,16 @@ def tag(*parts: str) -> str:
 
 def card_tags(card: Card) -> list[str]:
     owner, _, name = card.entry.repo.partition("/")
-    tags = ["deckgen", tag("repo", owner, name), tag("verdict", card.verdict.value),
-            tag("kind", card.kind.value), tag("rel", card.relation.value)]
+    tags = ["deckgen", tag("repo", owner, name), tag("kind", card.kind.value)]
+    if card.kind != CardKind.GLOSSARY:  # a glossary card has no reading verdict or relation of its own
+        tags += [tag("verdict", card.verdict.value), tag("rel", card.relation.value)]
     tags.extend(card.tags)
     return sorted(set(tags))
 
 
 def note_fields(card: Card) -> list[str]:
     """Field values in note-type order (see :mod:`deckgen.notetypes`), all HTML-escaped."""
-    verdict = card.verdict.label
+    verdict = GLOSSARY_LABEL if card.kind == CardKind.GLOSSARY else card.verdict.label
     shared = [escape(card.cue), escape(card.entry.title), to_html(card.sentence),
               escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), escape(verdict), ""]
     if card.kind == CardKind.CLOZE:
@@ -156,6 +158,15 @@ def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | Non
         for path, content in sorted(also.items()):
             staging.write_bytes(path, content)
     return output
+
+
+def write_decks(plans: Mapping[Path, DeckPlan], *, also: Mapping[Path, bytes] | None = None) -> list[Path]:
+    """Write several decks (and companion files such as an index) together: all of them, or none."""
+    data = {Path(path): apkg_bytes(plan) for path, plan in plans.items()}
+    with atomic_files() as staging:
+        for path, content in sorted({**data, **(also or {})}.items()):
+            staging.write_bytes(path, content)
+    return sorted(data)
 
 
 def apkg_bytes(plan: DeckPlan) -> bytes:

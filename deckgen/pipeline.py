@@ -9,16 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cards import make_cards
+from .curriculum import Curriculum, apply_curriculum, load_data_files
 from .extract import extract_review
 from .gate import anki_cards
 from .lint import review_findings
 from .lock import DEFAULT_GRACE, Update, lock_path_for, read_lock, reconcile
 from .notetypes import fingerprints
-from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg
+from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
 from .parse import read_corpus
-from .progress import NO_PROGRESS, Progress, StageClock
 from .segment import get_segmenter
-from .types import BuildReport, Card, DeckChanges, Level, Review
+from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
+from .types import BuildReport, Card, CardKind, DeckChanges, Level, Review
 
 DEFAULT_SOURCES = (Path("seeds"),)
 DEFAULT_OUTPUT = Path("decks") / "deckgen.apkg"
@@ -32,30 +33,29 @@ class Corpus:
     files: tuple[Path, ...]
     reviews: tuple[Review, ...]
     cards: tuple[Card, ...]
+    """The PR cards, tagged with their topics, then the glossary cards."""
     warnings: tuple[str, ...]
+    curriculum: Curriculum = Curriculum()
 
 
-def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, progress: Progress = NO_PROGRESS) -> Corpus:
+def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
+                 glossary: Path | None = None) -> Corpus:
     """Parse, extract and make cards for every entry named by *sources*; nothing is written.
 
     Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
-    before any card is made.  *progress* hears of each entry done and of each stage's time.
+    before any card is made.  *taxonomy* and *glossary* default to ``topics.toml`` and
+    ``glossary.toml`` beside the seeds (see :mod:`deckgen.curriculum`).
     """
-    clock = StageClock()
-    with clock.measure("read"):
-        scan = read_corpus(sources)
-    with clock.measure("segmenter"):
-        seg = get_segmenter()
+    sources = list(sources)
+    scan = read_corpus(sources)
+    topics, terms = load_data_files(sources, taxonomy, glossary)
+    seg = get_segmenter()
     reviews: list[Review] = []
     cards: list[Card] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
-    progress.begin(len(scan.entries))
     for entry in scan.entries:
-        with clock.measure("extract"):
-            review = extract_review(entry, seg)
-        with clock.measure("cards"):
-            made = make_cards(review, seg)
-        progress.advance()
+        review = extract_review(entry, seg)
+        made = make_cards(review, seg)
         reviews.append(review)
         cards.extend(made)
         where = f"{entry.path}:{entry.title_line}"
@@ -63,11 +63,8 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, progress: Progres
         if count < MIN_CARDS_PER_PR:
             warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
         warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
-    progress.end()
-    clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
-                            "extract": f"{sum(len(r.facts) for r in reviews)} facts",
-                            "cards": f"{len(cards)} notes"})
-    return Corpus(scan.files, tuple(reviews), tuple(cards), tuple(warnings))
+    tagged, curriculum = apply_curriculum(reviews, cards, topics, terms)
+    return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum)
 
 
 def build_timestamp() -> int:
@@ -106,15 +103,16 @@ def prepare_build(
     timestamp: int | None = None,
     grace: int = DEFAULT_GRACE,
     prune: bool = False,
-    progress: Progress = NO_PROGRESS,
+    taxonomy: Path | None = None,
+    glossary: Path | None = None,
 ) -> PreparedBuild:
     """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
     output = Path(output)
-    corpus = build_corpus(sources, progress=progress)
+    corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary)
     old = read_lock(lock_path_for(output))
     stamp = build_timestamp() if timestamp is None else timestamp
     update = reconcile(old, [built_note(c) for c in corpus.cards], fingerprints(), now=stamp, grace=grace, prune=prune)
-    plan = DeckPlan(corpus.cards, deck_name=deck_name, timestamp=update.lock.latest(), lock=update.lock)
+    plan = full_plan(corpus, update.lock, deck_name=deck_name)
     return PreparedBuild(corpus, update, plan, output)
 
 
@@ -126,7 +124,8 @@ def build_deck(
     timestamp: int | None = None,
     grace: int = DEFAULT_GRACE,
     prune: bool = False,
-    progress: Progress = NO_PROGRESS,
+    taxonomy: Path | None = None,
+    glossary: Path | None = None,
 ) -> BuildReport:
     """Build the deck for the seed files or folders in *sources*; write it and its lock file beside it.
 
@@ -139,9 +138,56 @@ def build_deck(
     and line for bad input; nothing is written then.
     """
     prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune,
-                             progress=progress)
-    clock = StageClock()
-    with clock.measure("write"):
-        write_apkg(prepared.plan, prepared.output)
-    clock.report(progress, {"write": str(prepared.output)})
+                             taxonomy=taxonomy, glossary=glossary)
+    write_apkg(prepared.plan, prepared.output)
     return prepared.report()
+
+
+def build_topic_deck(
+    sources: Sequence[Path] = DEFAULT_SOURCES,
+    topics: Sequence[str] = (),
+    output: Path = DEFAULT_OUTPUT.parent / "topic.apkg",
+    *,
+    full_deck: Path = DEFAULT_OUTPUT,
+    deck_name: str = DEFAULT_DECK_NAME,
+    timestamp: int | None = None,
+    taxonomy: Path | None = None,
+    glossary: Path | None = None,
+) -> BuildReport:
+    """Write a deck of *topics* only to *output*: the same notes (GUIDs, ids, dates) as the full deck.
+
+    Identities and dates come from the lock file of *full_deck*, which is read
+    but not written: run ``deckgen build`` to update the full deck and its lock.
+    """
+    prepared = prepare_build(sources, full_deck, deck_name=deck_name, timestamp=timestamp,
+                             taxonomy=taxonomy, glossary=glossary)
+    plan = topic_plan(prepared.corpus, prepared.plan, topics)
+    write_decks({Path(output): plan})
+    return BuildReport(output=Path(output), entries=len({c.entry.pr_key for c in plan.cards if c.kind != CardKind.GLOSSARY}),
+                       cards=sum(anki_cards(c) for c in plan.cards), files=len(prepared.corpus.files),
+                       warnings=prepared.corpus.warnings)
+
+
+def build_topic_decks(
+    sources: Sequence[Path] = DEFAULT_SOURCES,
+    folder: Path = DEFAULT_OUTPUT.parent / "topics",
+    *,
+    full_deck: Path = DEFAULT_OUTPUT,
+    deck_name: str = DEFAULT_DECK_NAME,
+    timestamp: int | None = None,
+    taxonomy: Path | None = None,
+    glossary: Path | None = None,
+) -> SplitReport:
+    """Write one deck per topic, ``<folder>/<topic id>.apkg``, and ``<folder>/index.md`` listing them.
+
+    Like :func:`build_topic_deck`, the decks take identities and dates from *full_deck*'s lock file.
+    """
+    prepared = prepare_build(sources, full_deck, deck_name=deck_name, timestamp=timestamp,
+                             taxonomy=taxonomy, glossary=glossary)
+    return write_split(prepared.corpus, prepared.plan, folder)
+
+
+def list_topics(sources: Sequence[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
+                glossary: Path | None = None) -> TopicReport:
+    """Every topic with its PR and card counts, and the PRs that match no topic; nothing is written."""
+    return topic_report(build_corpus(sources, taxonomy=taxonomy, glossary=glossary))

@@ -103,7 +103,8 @@ def corpus_stats(corpus: Corpus) -> Stats:
     for card in corpus.cards:
         count = anki_cards(card)
         by_kind[card.kind.value] += count
-        by_verdict[card.verdict.value] += count
+        if card.kind != CardKind.GLOSSARY:  # glossary cards have no reading verdict (nor a verdict tag)
+            by_verdict[card.verdict.value] += count
         for tag in card_tags(card):
             if tag.startswith(TOPIC_PREFIX):
                 by_topic[tag[len(TOPIC_PREFIX):]] += count

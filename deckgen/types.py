@@ -132,6 +132,7 @@ class CardKind(str, Enum):
     HOW = "how"  # means / mechanism
     CONTRAST = "contrast"  # chosen instead of what
     CLOZE = "cloze"
+    GLOSSARY = "glossary"  # a term of the field → its meaning (deckgen/glossary.py)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def test_seeds_deck_imports_and_renders(anki: AnkiCollection, seeds_deck: Path) 
         assert note.tags, note.guid
         assert "【vllm · " in visible(question)
         assert note["Summary"] and note["Source"].startswith("vllm-project/vllm · ")
-        per_pr[note["Summary"]] += 1
+        if "kind::glossary" not in note.tags:  # glossary cards belong to no single PR
+            per_pr[note["Summary"]] += 1
     assert len(per_pr) == 16
     assert min(per_pr.values()) >= 3, per_pr
 

@@ -46,7 +46,8 @@ def deck_numbers(apkg: Path) -> dict[str, object]:
             counter = {"kind": by_kind, "verdict": by_verdict, "topic": by_topic}.get(group)
             if counter is not None:
                 counter[value] += len(answers)
-        per_pr[summary] += len(answers)
+        if "kind::glossary" not in tags.split():  # glossary notes belong to no single PR
+            per_pr[summary] += len(answers)
     return {"notes": len(notes), "cards": len(lengths), "by_kind": by_kind, "by_verdict": by_verdict,
             "by_topic": by_topic, "per_pr": per_pr, "lengths": lengths}
 

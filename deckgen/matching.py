@@ -1,0 +1,74 @@
+"""Keyword and identifier matching shared by the topic taxonomy and the glossary.  Pure.
+
+Keywords are written by people in either language, so matching is forgiving
+where it is safe and strict where it matters:
+
+* text and keywords are compared in NFKC, case-folded form (全角 ＤＣＰ = DCP);
+* a space in a keyword matches any run of spaces, hyphens or underscores, or
+  none ("KV cache" matches "KV-cache" and "kvcache");
+* an ASCII keyword edge must not touch another ASCII letter, digit or ``_``,
+  so "DP" matches "DP 多引擎" and "TP-only" but not "DPO" or ``data_dp``;
+  Chinese keywords match as substrings (Chinese has no word boundaries).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_WORD = r"[0-9a-z_]"
+_SPACE_RE = re.compile(r"\s+")
+
+
+def fold(text: str) -> str:
+    """The comparison form of *text*: NFKC and case-folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def keyword_pattern(keyword: str) -> re.Pattern[str]:
+    """A regex finding *keyword* in folded text under the rules above."""
+    folded = fold(keyword).strip()
+    body = r"[\s\-_]*".join(re.escape(part) for part in _SPACE_RE.split(folded))
+    if re.match(_WORD, folded):
+        body = rf"(?<!{_WORD})" + body
+    if re.match(_WORD, folded[-1:]):
+        body += rf"(?!{_WORD})"
+    # IGNORECASE as well, so the pattern also finds the keyword in text that is only NFKC-normalised.
+    return re.compile(body, re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Keywords:
+    """A set of keywords, compiled once."""
+
+    words: tuple[str, ...]
+    _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_patterns", tuple(keyword_pattern(w) for w in self.words))
+
+    def hits(self, folded_text: str) -> int:
+        """How many times the keywords occur in *folded_text* (already :func:`fold`-ed)."""
+        return sum(len(p.findall(folded_text)) for p in self._patterns)
+
+    def found(self, folded_text: str) -> tuple[str, ...]:
+        """The keywords (as written) that occur in *folded_text*."""
+        return tuple(w for w, p in zip(self.words, self._patterns) if p.search(folded_text))
+
+    def blank(self, text: str) -> str:
+        """*text* (NFKC-normalised, case kept) with every keyword occurrence replaced by a space."""
+        for pattern in self._patterns:
+            text = pattern.sub(" ", text)
+        return text
+
+    def __bool__(self) -> bool:
+        return bool(self.words)
+
+
+def identifier_matches(patterns: Iterable[str], identifiers: Iterable[str]) -> bool:
+    """Whether any identifier matches any shell-style pattern (``*dcp*``, ``tests/*``), case-insensitively."""
+    folded = [fold(i) for i in identifiers]
+    return any(fnmatch.fnmatchcase(ident, fold(pattern)) for pattern in patterns for ident in folded)

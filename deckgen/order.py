@@ -1,0 +1,68 @@
+"""Study order: the new-card position (``due``) of every note in a package.  Pure.
+
+Anki shows new cards by position, and an import takes the package's position
+verbatim for new cards while never moving cards a user already has.  So the
+order is decided here, once per package, by these keys in turn:
+
+1. **Generation.** A unit (a PR, or one glossary term) first seen in an earlier
+   build comes before one first seen later, so a new PR goes after the
+   existing ones.  ``first_seen`` maps a card's identity (PR key, card key)
+   to the time the deck's lock file first saw it; a unit none of whose cards
+   is known is new.  Without a lock, every unit is in the same generation.
+2. **Topic.** The first of the card's topics in the package's topic order (the
+   taxonomy order, or the topics asked for); cards without a topic go last.
+3. **Glossary before PRs** within a topic.  A glossary card carries every
+   topic of every PR that uses it, so it always lands in or before the topic
+   of each of those PRs: terms are explained before they are used.
+4. **PR order**: the order the PRs come in the corpus (glossary: file order).
+5. **Card kind** within a PR: decision cards first (what a named decision
+   does, then its reverse), then the derived how/why/contrast cards, then
+   cloze cards; within a kind, the quality gate's order (best first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .topics import card_topics
+from .types import Card, CardKind
+
+KIND_RANK: Mapping[CardKind, int] = {
+    CardKind.GLOSSARY: 0,
+    CardKind.DECISION: 0,
+    CardKind.NAME: 1,
+    CardKind.HOW: 2,
+    CardKind.WHY: 2,
+    CardKind.CONTRAST: 2,
+    CardKind.CLOZE: 3,
+}
+_NEW = float("inf")
+
+
+def unit_of(card: Card) -> tuple[str, str]:
+    """What moves as one block through the order: the PR, or the single glossary card."""
+    return (card.entry.pr_key, card.key if card.kind == CardKind.GLOSSARY else "")
+
+
+def study_order(cards: Sequence[Card], topic_order: Sequence[str],
+                first_seen: Mapping[tuple[str, str], int] | None = None) -> list[Card]:
+    """*cards* in study order (see the module docstring); deterministic for the same inputs."""
+    seen = first_seen or {}
+    generation: dict[tuple[str, str], float] = {}
+    unit_rank: dict[tuple[str, str], int] = {}
+    for card in cards:
+        unit = unit_of(card)
+        unit_rank.setdefault(unit, len(unit_rank))
+        generation[unit] = min(generation.get(unit, _NEW), seen.get((card.entry.pr_key, card.key), _NEW))
+    topic_rank = {topic: rank for rank, topic in enumerate(topic_order)}
+
+    def first_topic(card: Card) -> int:
+        return min((topic_rank[t] for t in card_topics(card) if t in topic_rank), default=len(topic_rank))
+
+    def key(item: tuple[int, Card]) -> tuple[float, int, int, int, int, int]:
+        index, card = item
+        unit = unit_of(card)
+        return (generation[unit], first_topic(card), 0 if card.kind == CardKind.GLOSSARY else 1,
+                unit_rank[unit], KIND_RANK.get(card.kind, len(KIND_RANK)), index)
+
+    return [card for _, card in sorted(enumerate(cards), key=key)]
