@@ -180,7 +180,7 @@ class Lock:
         def line(value: object) -> str:
             return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
-        notes = sorted(self.notes, key=lambda n: (n.pr, n.key, n.guid))
+        notes = sorted(self.notes, key=lambda n: (n.pr, n.key, n.guid))  # already so when made by reconcile
         types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
                  for mid, s in sorted(self.notetypes.items())}
         parts = [
@@ -209,8 +209,10 @@ class Lock:
             )
         except json.JSONDecodeError as exc:
             raise DeckgenError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); {fix}") from None
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise DeckgenError(f"{path}: not a deckgen lock file (bad or missing {exc}); {fix}") from None
+        except KeyError as exc:
+            raise DeckgenError(f"{path}: not a deckgen lock file (missing {exc}); {fix}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise DeckgenError(f"{path}: not a deckgen lock file (bad value: {exc}); {fix}") from None
 
 
 def read_lock(path: Path) -> Lock | None:
@@ -319,7 +321,8 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
             pruned.append(note)
         else:
             still.append(note)
-    lock = Lock(version, SCHEMA_VERSION, tuple(notes + obsolete + still), types)
+    ordered = tuple(sorted(notes + obsolete + still, key=lambda n: (n.pr, n.key, n.guid)))
+    lock = Lock(version, SCHEMA_VERSION, ordered, types)
     return Update(lock, old, tuple(new), tuple(changed), tuple(unchanged), tuple(obsolete), tuple(still),
                   tuple(pruned), tuple(rekeyed), tuple(types_changed), tuple(reshaped))
 

@@ -74,7 +74,8 @@ def built_note(card: Card) -> BuiltNote:
 def obsolete_note(note: LockedNote) -> tuple[list[str], list[str]]:
     """Fields and tags of a note whose source disappeared: what users have, plus a banner and a tag."""
     names = FIELD_NAMES[note.model]
-    fields = [escape(OBSOLETE_BANNER) if name == "Status" else value for name, value in zip(names, note.fields)]
+    stored = [*note.fields, *[""] * (len(names) - len(note.fields))]  # a field added since it was stored
+    fields = [escape(OBSOLETE_BANNER) if name == "Status" else value for name, value in zip(names, stored)]
     return fields, sorted({*note.tags, OBSOLETE_TAG})
 
 

@@ -259,3 +259,95 @@ def test_summary_shows_changes_after_the_first_build(tmp_path: Path, runner: Cli
     result = runner.invoke(cli, ["build", str(seeds), "-o", str(out)])
     assert result.exit_code == 0
     assert result.stdout.splitlines()[1].startswith(f"Deck version 2: {new} new, 0 changed,")
+
+
+def write_entries(path: Path, repo: str, entries: list) -> None:  # type: ignore[type-arg]
+    path.write_text(repo + "\n\n" + "".join(f"{e.title}\n\n{e.review}\n\n" for e in entries), encoding="utf-8")
+
+
+def test_reordering_and_moving_entries_changes_nothing(tmp_path: Path) -> None:
+    """Seed files renamed (so reordered), entries reversed, one entry moved to a new file: same notes, no re-dating."""
+    seeds = copy_seeds(tmp_path)
+    out = tmp_path / "deck.apkg"
+    build_deck([seeds], out, timestamp=T0)
+    first, second = sorted(seeds.glob("*.txt"))
+    first.rename(seeds / ("zz_" + first.name))
+    entries = parse_seed_file(second)
+    repo = second.read_text("utf-8").split("\n")[0]
+    write_entries(second, repo, list(reversed(entries[1:])))
+    write_entries(seeds / "005_moved.txt", repo, entries[:1])
+
+    update = prepare_build([seeds], out, timestamp=T1).update
+    assert update.noop, (update.new, update.changed, update.obsolete)
+    assert len(update.unchanged) == len(read_lock(lock_path_for(out)).notes)  # type: ignore[union-attr]
+
+
+def test_a_pr_repeated_in_a_later_file_gives_one_set_of_cards(tmp_path: Path, runner: CliRunner) -> None:
+    seeds = copy_seeds(tmp_path)
+    first = sorted(seeds.glob("*.txt"))[0]
+    entry = parse_seed_file(first)[0]
+    repo = first.read_text("utf-8").split("\n")[0]
+    prs = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    later = seeds / "zz_corrected.txt"
+    write_entries(later, repo, [entry])
+    out = tmp_path / "deck.apkg"
+    result = runner.invoke(cli, ["build", str(seeds), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"Warning: {first}:{entry.title_line}: duplicate PR: {later}:3 has the same repository and summary" in result.stderr
+    notes = [n for n in read_lock(lock_path_for(out)).notes if n.pr == entry.pr_key]  # type: ignore[union-attr]
+    assert notes and all("zz_corrected.txt:" in named_fields(n.model, n.fields)["Source"] for n in notes)
+    assert result.stdout.startswith(f"Built {prs} PRs")  # the repeated PR counts once
+
+
+def test_template_change_reaches_users_with_default_options(tmp_path: Path, anki: AnkiCollection,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from deckgen import notetypes
+    from deckgen.notetypes import QA_MODEL_ID
+
+    out = tmp_path / "deck.apkg"
+    build_deck([SEEDS], out, timestamp=T0)
+    anki.import_apkg(out)
+    read = notetypes._read
+    monkeypatch.setattr(notetypes, "_read", lambda name: read(name) + ("\n/* v2 */" if name == "style.css" else ""))
+    plan = plan_deck([SEEDS], out, timestamp=T1)
+    assert not plan.changed and any("styling changed" in line for line in plan.advice)
+    build_deck([SEEDS], out, timestamp=T1)
+    log = anki.import_apkg(out)
+    assert not log.new and not log.updated and not log.conflicting and log.duplicate
+    anki.reopen()
+    assert anki.col.models.get(QA_MODEL_ID)["css"].endswith("/* v2 */")
+
+
+def test_schema_change_advice_works_in_anki(tmp_path: Path, anki: AnkiCollection, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A field added (a schema change): plan's advice, followed in Anki, updates every note and keeps reviews."""
+    from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
+
+    from deckgen import lock, notetypes, package
+    from deckgen.notetypes import QA_MODEL_ID
+
+    out = tmp_path / "deck.apkg"
+    build_deck([SEEDS], out, timestamp=T0)
+    anki.import_apkg(out)
+    nid = anki.col.find_notes(f"mid:{QA_MODEL_ID}")[0]
+    cid = anki.col.card_ids_of_note(nid)[0]
+    answer_good(anki, cid)
+    state = card_state(anki, cid)
+
+    monkeypatch.setattr(notetypes, "QA_FIELDS", (*notetypes.QA_FIELDS, ("Extra", 1_591_625_109)))
+    monkeypatch.setitem(lock.FIELD_NAMES, QA_MODEL_ID, (*lock.FIELD_NAMES[QA_MODEL_ID], "Extra"))
+    fields = package.note_fields
+    monkeypatch.setattr(package, "note_fields", lambda card: fields(card) + ([] if card.kind.value == "cloze" else ["extra"]))
+    plan = plan_deck([SEEDS], out, timestamp=T1)
+    assert "Merge note types" in plan.advice[0] and "Update notes: Always" in plan.advice[0]
+    build_deck([SEEDS], out, timestamp=T1)
+    qa_notes = len(anki.col.find_notes(f"mid:{QA_MODEL_ID}"))
+
+    merged = anki.import_apkg(out, merge_notetypes=True)
+    assert not merged.conflicting and not merged.new and not merged.updated  # Anki re-dated the merged notes
+    again = anki.import_apkg(out, update_notes=ImportAnkiPackageUpdateCondition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_ALWAYS)
+    assert len(again.updated) == qa_notes and not again.new and not again.conflicting
+    anki.reopen()
+    assert anki.col.get_note(nid)["Extra"] == "extra"
+    assert card_state(anki, cid) == state and anki.col.db.scalar("select count() from revlog") == 1
+    assert sorted(m.name for m in anki.col.models.all_names_and_ids() if m.name.startswith("deckgen")) == [
+        "deckgen Cloze", "deckgen Q/A"]
