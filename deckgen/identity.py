@@ -99,16 +99,29 @@ def pair_cards(new: Sequence[Sides], old: Sequence[Sides]) -> list[tuple[int, in
 
 
 def pair_prs(new: dict[str, list[Sides]], old: dict[str, list[Sides]]) -> dict[str, str]:
-    """New PR key → old PR key for PRs whose summary was reworded (same repository, mostly the same cards)."""
+    """New PR key → old PR key for PRs whose summary was reworded (same repository, mostly the same cards).
+
+    Cards count as matching here only on exact signals (same kind and the same
+    key, answer or question): cheap enough for every pair of new and removed
+    PRs, and a corrected summary leaves the review, hence the keys, as they were.
+    """
+    def signals(cards: list[Sides]) -> set[tuple[str, str, str]]:
+        return {s for c in cards for s in (("k", c.kind, c.key), ("a", c.kind, c.answer), ("q", c.kind, c.question))
+                if s[2]}
+
+    old_signals = {pr: signals(cards) for pr, cards in old.items()}
     scored = []
     for new_pr, new_cards in new.items():
         for old_pr, old_cards in old.items():
             if new_pr.split("#")[0] != old_pr.split("#")[0]:
                 continue
-            matched = len(pair_cards(new_cards, old_cards))
+            known = old_signals[old_pr]
+            matched = sum(1 for c in new_cards if signals([c]) & known)
             smaller, larger = sorted((len(new_cards), len(old_cards)))
+            if not matched or 2 * matched < smaller:
+                continue
             title = _ratio(new_cards[0].title, old_cards[0].title)
-            if matched and 2 * matched >= smaller and (title >= SIMILAR_TITLE or 2 * matched >= larger):
+            if title >= SIMILAR_TITLE or 2 * matched >= larger:
                 scored.append((-matched, -title, new_pr, old_pr))
     mapping: dict[str, str] = {}
     for _, _, new_pr, old_pr in sorted(scored):

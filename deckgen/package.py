@@ -24,7 +24,7 @@ from .atomic import atomic_files
 from .errors import OutputError
 from .markup import cloze_to_html, escape, to_html
 from .lock import FIELD_NAMES, BuiltNote, Lock, LockedNote, lock_path_for
-from .notetypes import cloze_model, qa_model
+from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model
 from .types import Card, CardKind
 
 GUID_NAMESPACE = "deckgen/v1"
@@ -66,8 +66,8 @@ def note_fields(card: Card) -> list[str]:
 
 def built_note(card: Card) -> BuiltNote:
     """*card* as this build renders it, for the lock to compare with what users have."""
-    model = cloze_model() if card.kind == CardKind.CLOZE else qa_model()
-    return BuiltNote(card.entry.pr_key, card.key, card.kind.value, model.model_id, card_guid(card),
+    model = CLOZE_MODEL_ID if card.kind == CardKind.CLOZE else QA_MODEL_ID
+    return BuiltNote(card.entry.pr_key, card.key, card.kind.value, model, card_guid(card),
                      tuple(note_fields(card)), tuple(card_tags(card)))
 
 

@@ -25,6 +25,7 @@ SAMPLES = 3
 _TAG_RE = re.compile(r"<[^>]+>")
 _CLOZE_RE = re.compile(r"\{\{c\d+::(.*?)\}\}", re.DOTALL)
 _WIDTH = 60
+_VALUE_WIDTH = 30
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,8 @@ def _text(html: str) -> str:
     return " ".join(unescape(_TAG_RE.sub("", html)).split())
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
+def _short(text: str, width: int = _WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _describe(note: LockedNote) -> str:
@@ -204,5 +205,6 @@ def _describe_change(change: Change) -> str:
         return f"{_describe(change.after)} (its source is back)"
     for name, value in after.items():
         if name != "Source" and before.get(name) != value:
-            return f"{_describe(change.after)} — {name}: {_short(_text(before.get(name, '')))} → {_short(_text(value))}"
+            old, new = (_short(_text(v), _VALUE_WIDTH) for v in (before.get(name, ""), value))
+            return f"{_describe(change.after)} — {name}: {old} → {new}"
     return f"{_describe(change.after)} — tags: {' '.join(change.after.tags)}"
