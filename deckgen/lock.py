@@ -135,6 +135,8 @@ class LockedNote:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LockedNote:
         obsolete = data.get("obsolete") or {}
+        if int(data["model"]) not in FIELD_NAMES:
+            raise ValueError(f"unknown note type {data['model']} for note {data.get('guid')!r}")
         return cls(
             guid=str(data["guid"]), pr=str(data["pr"]), key=str(data["key"]), kind=str(data["kind"]),
             model=int(data["model"]), nid=int(data["nid"]), hash=str(data["hash"]),

@@ -237,7 +237,12 @@ def test_a_damaged_lock_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(DeckgenError, match=rf"^{path}:5: not valid JSON .*restore it from version control"):
         read_lock(path)
     path.write_text('{"format": 1, "notes": [{}], "notetypes": {}, "schema": 1, "version": 1}', encoding="utf-8")
-    with pytest.raises(DeckgenError, match=rf"^{path}: not a deckgen lock file \(missing 'guid'\)"):
+    with pytest.raises(DeckgenError, match=rf"^{path}: not a deckgen lock file \(missing 'model'\)"):
+        read_lock(path)
+    note = json.loads(first_lock().to_text())["notes"][0]
+    path.write_text(json.dumps({"format": 1, "notes": [{**note, "model": 7}], "notetypes": {}, "schema": 1, "version": 1}),
+                    encoding="utf-8")
+    with pytest.raises(DeckgenError, match=r"not a deckgen lock file \(bad value: unknown note type 7 for note"):
         read_lock(path)
     path.write_text('{"format": 99}', encoding="utf-8")
     with pytest.raises(DeckgenError, match="lock file format 99; this deckgen reads format 1"):
