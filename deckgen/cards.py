@@ -50,6 +50,9 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "action_who": ("什么把{x}{y}？", "哪项设计把{x}{y}？"),
     "show_what": ("{x}{v}了什么？", "从{x}中能看出什么？"),
     "show_who": ("什么{v}了{y}？", "哪项改动{v}了{y}？"),
+    "benefit_what": ("{x}有什么好处？", "{x}带来的收益是什么？"),
+    "cost_what": ("{x}的代价是什么？", "{x}需要付出什么代价？"),
+    "hence_what": ("{x}，这样做有什么效果？", "{x}带来了什么效果？"),
     "cause_why": ("为什么{y}？", "{y}的原因是什么？"),
     "spare_why": ("{x}，带来了什么好处？", "{x}省去了什么？"),
     "effect_verb_why": ("{x}，{v}了什么？", "{x}最终{v}了什么？"),
@@ -59,7 +62,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
     "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
 }
-_TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "example": 1.1}
+_TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
 _ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
 _LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
@@ -70,7 +73,7 @@ _EFFECT = ("让", "使", "使得")
 _RELATION_RANK = {
     Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
     Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
-    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0, Relation.CAUSE: 2.4,
+    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0, Relation.CAUSE: 2.4, Relation.TRADEOFF: 2.5,
 }
 
 
@@ -127,7 +130,10 @@ class CardMaker:
 
     def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
         key = f"{kind.value}:{family}:{norm(anchor)}"
-        question = fill(_pick(key, TEMPLATES[family]), **slots)
+        options = TEMPLATES[family]
+        if "了" in slots.get("x", ""):  # "为什么要引入了 X" reads wrong; keep the forms that quote X as done
+            options = tuple(o for o in options if not o.startswith("为什么要")) or options
+        question = fill(_pick(key, options), **slots)
         name = fact.name if fact.relation not in (Relation.DEFINITION, Relation.ACTION) else ""
         if name and kind != CardKind.NAME and norm(name) not in norm(question) and units(name) <= 12:
             question = fill("「{n}」中，{q}", n=name, q=question)
@@ -191,7 +197,7 @@ class CardMaker:
     def add_fact(self, fact: Fact) -> None:
         x, y = fact.subject, fact.detail
         rel = fact.relation
-        if PRONOUN_RE.match(x) and not is_self_reference(x):
+        if PRONOUN_RE.match(x) and not is_self_reference(x) and rel != Relation.TRADEOFF:
             return  # an unresolved 它/这/其 makes every question about it ambiguous
         if rel == Relation.DEFINITION:
             self.qa(fact, CardKind.DECISION, "definition", y, x, x=x)
@@ -199,6 +205,7 @@ class CardMaker:
         elif rel == Relation.CONTRAST:
             family = "migrate" if fact.marker.startswith("从") else "contrast"
             self.qa(fact, CardKind.CONTRAST, family, x, y, y=y)
+            self.relation_cloze(fact, y, "alternative")  # what it replaced is worth recalling too
             self.relation_cloze(fact, x)
         elif rel == Relation.PURPOSE:
             family = "ease" if fact.marker in ("便于", "方便", "以便于") else "purpose"
@@ -212,7 +219,9 @@ class CardMaker:
             self.relation_cloze(fact, y)
         elif rel == Relation.RESULT:
             x = "该 PR" if is_self_reference(x) else x
-            if fact.verb in ("无需", "不必", "不再需要"):
+            if fact.verb == "这样":
+                self.qa(fact, CardKind.WHY, "hence_what", y, x, x=x)
+            elif fact.verb in ("无需", "不必", "不再需要"):
                 self.qa(fact, CardKind.WHY, "spare_why", y, x, x=x)
             elif fact.marker.endswith("了") and fact.verb not in _ENSURE + _EFFECT:
                 self.qa(fact, CardKind.WHY, "effect_verb_why", y, x, x=x, v=fact.verb)
@@ -227,6 +236,9 @@ class CardMaker:
                 self.qa(fact, CardKind.HOW, "result_how", x, y, y=y)
         elif rel == Relation.MEANS:
             self._means(fact)
+        elif rel == Relation.TRADEOFF:
+            owner = x if x and not PRONOUN_RE.match(x) and not is_self_reference(x) else "该 PR 的做法"
+            self.qa(fact, CardKind.WHY, "benefit_what" if fact.verb == "好处" else "cost_what", y, owner + fact.verb, x=owner)
         elif rel == Relation.CAUSE:
             self.qa(fact, CardKind.WHY, "cause_why", x, y, y=y)
         elif rel == Relation.CONDITION:
@@ -253,10 +265,10 @@ class CardMaker:
             self.qa(fact, CardKind.NAME, "role_who", x, y, y=y)
             self.qa(fact, CardKind.WHY, "role_what", y, x, x=x)
 
-    def relation_cloze(self, fact: Fact, target: str) -> None:
+    def relation_cloze(self, fact: Fact, target: str, kind: str = "relation") -> None:
         """The same fact as a cloze over its sentence, deleting the chosen option or the effect."""
         if 2 <= units(target) <= 12 and target in fact.sentence:
-            term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker="relation", name=fact.name)
+            term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker=kind, name=fact.name)
             clause = next((c for c in re.split(r"(?<=[；;。])", fact.sentence) if target in c), fact.sentence)
             self.gap(term, clause.strip().rstrip("；;。"), fact.sentence)
 

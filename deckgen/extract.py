@@ -27,6 +27,8 @@ _CODEISH_RE = re.compile(r"`([^`\n]+)`|\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+
 _PR_REF_RE = re.compile(r"(?<![\w#])#(\d{2,7})\b")
 _QUOTED_RE = re.compile(r"[“「]([^”」]{2,40})[”」]")
 _NAMED_QUOTE_RE = re.compile(r"[“「]([^”」]{2,40})[”」](的?[^，,。；;：:（(\s“]{0,10}?(?:机制|模式|方案|设计|思路|做法|策略|原则|fixture|写法|范式))")
+_META_HEAD = re.compile(r"决策|做法|要点|重点|原因|关注|建议|包括|如下|以下|值得|亮点|核心|关键|精读|浏览|总结|总体|问题|注意")
+_DESIGN_NOUN = re.compile(r"(?:握手|协议|机制|模式|策略|方案|接口|缓存|队列|锁|池|钩子|抽象|格式|索引|算法|流程|状态机|协商|守卫|校验|回退)$")
 _DASH_RE = re.compile(r"\s*——\s*|\s*--\s+")
 _VERDICT_HINT = re.compile(r"精读|浏览|略读|值得|建议")
 _VERDICT_WORDS = frozenset({"精读", "快速浏览", "略读", "不值得精读", "强烈建议精读"})
@@ -64,14 +66,29 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     finder = RelationFinder(seg)
     facts: list[Fact] = []
     units_ = split_units(plain, bold)
+    previous = ""
     for unit in units_:
         line = entry.review_line + plain.count("\n", 0, unit.offset)
-        facts.extend(_unit_facts(unit, line, finder))
+        facts.extend(_unit_facts(unit, line, finder, previous))
+        previous = _summary(unit)
     facts.extend(_procedure_facts(units_, entry))
     return Review(entry, verdict, phrase, _dedupe(facts), find_identifiers(plain), find_pr_refs(plain))
 
 
-def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
+def _summary(unit: Unit) -> str:
+    """What "这样做 / 此举" in the next sentence refers to: the unit's name or short first clause."""
+    if unit.heading:
+        return unit.heading
+    masked = _mask_code(unit.text)
+    colon = re.match(r"^([^，,。：:、]{2,30})[:：]", masked)
+    if colon:  # "新增 `Negotiate` 握手：…"
+        head = unit.text[: colon.end(1)]
+        return re.sub(r"^(?:新增|引入|添加|增加|采用|提供)(?:了)?\s*", "", head).strip() if units(head) <= 12 else ""
+    # Otherwise only a one-clause sentence is a safe antecedent.
+    return unit.text if not re.search(r"[，,；;]", masked) and 2 <= units(unit.text) <= 16 else ""
+
+
+def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "") -> list[Fact]:
     text = unit.text.replace("\n", "")
     facts: list[Fact] = []
     name, body = _named_part(unit, text)
@@ -80,6 +97,8 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder) -> list[Fact]:
         if explanation:
             facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker="：", name=name))
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)
+    if not topic and re.match(r"^(?:这样做|此举|这一做法|这种做法|这样)", text):
+        topic = previous
     # A name covers its explanation up to the first ；/。, not what the unit says next.
     named_span = re.split(r"[；;。]", body, maxsplit=1)[0] if name else ""
     head, parts = _list_parts(body, finder)
@@ -145,6 +164,12 @@ def _named_part(unit: Unit, text: str) -> tuple[str, str]:
     colon = re.match(r"^([^，,。：:]{2,30}?(?:模式|机制|策略|方案|设计|原则|优化|思路|做法))\s*[:：]\s*(.+)$", text)
     if colon and units(colon.group(1)) <= _MAX_NAME_UNITS:
         return colon.group(1), colon.group(2)
+    # "新增 `Negotiate` 握手：宿主声明…" — a short head naming a mechanism, then how it works.
+    head = re.match(r"^([^，,。：:、]{2,30})[:：]\s*", _mask_code(text))
+    if head and units(head.group(1)) <= 12 and not _META_HEAD.search(head.group(1)):
+        named = re.sub(r"^(?:新增|引入|添加|增加|采用|提供)(?:了)?\s*", "", text[: head.end(1)]).strip()
+        if (PROTECTED_RE.search(named) or _DESIGN_NOUN.search(named)) and text[head.end() :].strip():
+            return named, text[head.end() :].strip()
     # "亮点是证书轮换：服务端…" — a short name after the reviewer's frame.
     framed = re.match(r"^[^，,。：:]{0,8}?(?:亮点|关键|核心|重点|要点|精髓)(?:是|在于)([^，,。：:]{2,16})\s*[:：]\s*(.+)$", text)
     if framed and units(framed.group(1)) <= 10:

@@ -19,7 +19,7 @@ CLAUSE_PUNCT = frozenset("，,；;：:。！？!?—")
 CONNECTIVES = frozenset({
     "并", "且", "同时", "而", "也", "还", "此外", "另外", "再", "并且", "而且", "以及", "但", "但是",
     "然后", "即", "就", "都", "又", "既", "则", "特别是", "尤其是", "因为", "由于", "所以", "因此",
-    "虽然", "尽管", "不过", "其中", "最终", "“", "「",
+    "虽然", "尽管", "不过", "其中", "最终", "只是", "仅仅", "“", "「",
 })
 TRAILING_PARTICLES = ("了", "的", "来", "也", "，", ",", "、", "；", ";", " ")
 SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这一?|这次)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
@@ -98,6 +98,9 @@ def clean(text: str) -> str:
     text = _PARENS_RE.sub("", text).strip()
     text = _META_LEAD.sub("", text).strip()
     text = _PRONOUN_SUBJECT.sub("", text).strip()
+    filler = re.match(r"^这样(?:做)?(?:能够|能|可以|就|便)?", text)
+    if filler and filler.end() < len(text) and text[filler.end()] not in "做的":
+        text = text[filler.end() :].strip()
     changed = True
     while changed and text:
         changed = False
@@ -142,7 +145,8 @@ class RelationFinder:
         facts: list[Fact] = []
         used: set[int] = set()
         for matcher in (self._contrast, self._purpose, self._means, self._result, self._action,
-                        self._show, self._solve, self._role, self._condition, self._cause):
+                        self._show, self._solve, self._role, self._condition, self._cause,
+                        self._tradeoff, self._hence):
             for fact, markers in matcher(span, used):
                 used.update(markers)
                 facts.append(self._finish(fact, topic, line, text))
@@ -152,7 +156,7 @@ class RelationFinder:
         subject = fact.subject
         # "…的零热路径方案，它把…" / "“捕获轴”机制，这是一个解决…的方案": the pronoun is the topic.
         name = fact.name
-        pronoun = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?)")
+        pronoun = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
         if topic and pronoun.fullmatch(subject):
             subject = topic
         if topic and pronoun.fullmatch(name):
@@ -362,6 +366,7 @@ class RelationFinder:
                 if opener in ("又", "也", "并且", "还") or span.word(a) == "既":
                     continue
             left = self._left(span, m)
+            left = re.sub(r"^(这样做|此举|这一做法|这种做法)(?:可以|能够?|就)$", r"\1", left)
             if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于")):
                 continue
             after = self._after(span, m, "了")
@@ -389,8 +394,12 @@ class RelationFinder:
             agent = "该 PR" if is_self_reference(agent) else agent
             if re.search(r"避免|防止|不|无需|免得|以免|禁止", agent):
                 continue  # "避免一次性把结果集加载进内存": what is avoided was not done
-            yield Fact(Relation.ACTION, clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop)), "", 0,
-                       marker="把", verb=toks[verb].text, name=agent), {m}
+            thing, done = clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop))
+            swap = re.match(r"^(?:换成|改成|改为|替换为|替换成|换为|切换为|切换到)了?\s*(.+)$", done)
+            if swap:  # 把 A 换成 B: B was chosen instead of A
+                yield Fact(Relation.CONTRAST, clean(swap.group(1)), thing, "", 0, marker="把…换成"), {m}
+                continue
+            yield Fact(Relation.ACTION, thing, done, "", 0, marker="把", verb=toks[verb].text, name=agent), {m}
 
     def _condition(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """当/在 X 时，Y and 若/如果/一旦 X，(则) Y: in what situation does Y happen."""
@@ -400,12 +409,19 @@ class RelationFinder:
                 continue
             if tok.text in ("时", "时候", "之时") and m > 0 and span.word(m + 1) != "的":
                 start = span.clause_start(m)
-                start = max([start] + [k + 1 for k in used if start <= k < m])  # not inside 以免…时
+                if any(start <= k < m for k in used):
+                    continue  # inside 以免/避免…时: the situation is what the design avoids
                 cond = clean(span.cut(start, m + 1))
                 end = span.clause_end(m)
                 effect = clean(span.cut(m + 1, end)) if end > m + 1 else clean(span.cut(end + 1, span.clause_end(end + 1))) if end + 1 < len(toks) else ""
             elif tok.text in ("若", "如果", "一旦", "假如") and span.at_clause_start(m):
                 end = span.clause_end(m)
+                inner = next((k for k in range(m + 2, end) if span.word(k) == "则"), None)
+                if inner is not None:  # 若 X 则 Y in one clause
+                    cond, effect = clean(span.cut(m, inner)), clean(span.cut(inner + 1, end))
+                    if 2 <= units(cond) <= 16 and units(effect) >= 4:
+                        yield Fact(Relation.CONDITION, cond, effect, "", 0, marker=tok.text), {m}
+                    continue
                 cond = clean(span.cut(m, end))
                 after = end + 1
                 if span.word(after) == "则":
@@ -417,20 +433,51 @@ class RelationFinder:
                 yield Fact(Relation.CONDITION, cond, effect, "", 0, marker=tok.text), {m}
 
     def _cause(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
-        """由于/因为 X，(所以/因此) Y: why Y."""
+        """由于/因为 X，(所以/因此) Y and Y，(是)因为 X: why Y."""
         toks = span.tokens
         for m, tok in enumerate(toks):
-            if m in used or tok.text not in ("由于", "因为") or not span.at_clause_start(m):
+            if m in used or tok.text not in ("由于", "因为", "是因为") or not span.at_clause_start(m):
                 continue
             end = span.clause_end(m)
             after = end + 1
             if span.word(after) in ("所以", "因此", "故"):
                 after += 1
-            if after < len(toks):
+            a, b = span.previous_clause(m)
+            if b > a and span.word(span.clause_start(m)) != "由于":  # Y，因为 X: the effect came first
+                cause, effect = clean(span.cut(m + 1, end)), clean(span.cut(a, b))
+                effect = re.sub(r"^(?:作者|实现者|我们)?(?:选择|决定|采用|改为)", "", effect).strip()
+            elif after < len(toks):
                 cause = clean(span.cut(m + 1, end))
                 effect = clean(span.cut(after, span.clause_end(after)))
-                if cause and effect and units(effect) >= 4:
-                    yield Fact(Relation.CAUSE, cause, effect, "", 0, marker=tok.text), {m}
+            else:
+                continue
+            if cause and effect and units(effect) >= 4:
+                yield Fact(Relation.CAUSE, cause, effect, "", 0, marker=tok.text), {m}
+
+    def _tradeoff(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        """(这样做的)好处是 Y / 代价是 Y / 权衡在于 Y: what the decision gains or costs."""
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            kind = "好处" if tok.text in ("好处", "优点", "收益", "优势") else \
+                "代价" if tok.text in ("代价", "缺点", "权衡", "副作用", "不足", "风险") else ""
+            if not kind or m in used or span.word(m + 1) not in ("是", "在于", "为"):
+                continue
+            start = span.clause_start(m)
+            owner = clean(re.sub(r"的$", "", span.cut(start, m))) or "这样做"
+            value = clean(span.cut(m + 2, span.clause_end(m)))
+            if value and units(value) >= 3:
+                yield Fact(Relation.TRADEOFF, owner, value, "", 0, marker=tok.text, verb=kind), {m}
+
+    def _hence(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
+        """X，这样(可以) Y: the effect the reviewer draws from the clause before."""
+        toks = span.tokens
+        for m, tok in enumerate(toks):
+            if tok.text != "这样" or m in used or not span.at_clause_start(m) or span.word(m + 1) in ("做", "的"):
+                continue
+            a, b = span.previous_clause(m)
+            effect = clean(span.cut(m, span.clause_end(m)))
+            if b > a and effect and units(effect) >= 4:
+                yield Fact(Relation.RESULT, clean(span.cut(a, b)), effect, "", 0, marker="这样", verb="这样"), {m}
 
     def _show(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         yield from self._simple(span, used, Relation.SHOW, ("体现", "展示", "反映", "表明", "展现"))

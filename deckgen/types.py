@@ -85,7 +85,8 @@ class Relation(str, Enum):
     ROLE = "role"  # X 作为 Y
     ACTION = "action"  # 把 X V 到 Y (name holds the agent)
     CONDITION = "condition"  # 当 X 时，Y / 若 X，则 Y
-    CAUSE = "cause"  # 由于 X，(所以) Y
+    CAUSE = "cause"  # 由于 X，(所以) Y / Y，因为 X
+    TRADEOFF = "tradeoff"  # (X 的)好处是 Y / 代价是 Y (verb holds 好处 or 代价)
     TERM = "term"  # a key phrase worth a cloze, no relation
 
 

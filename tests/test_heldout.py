@@ -11,7 +11,7 @@ import pytest
 
 from deckgen.cards import make_cards
 from deckgen.extract import extract_review
-from deckgen.gate import REJECT, review_card
+from deckgen.gate import REJECT, anki_cards, review_card
 from deckgen.parse import parse_corpus
 from deckgen.segment import get_segmenter
 from deckgen.types import Relation, norm
@@ -84,6 +84,8 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("means", "`PageIndex`", "来定位候选页"),
         ("cause", "统计信息可能缺失", "缺失时会回退到原来的整页解码路径"),
         ("action", "过滤逻辑", "下沉到 `ColumnReader` 中"),
+        ("tradeoff", "这样做", "减少了大量无用的解压开销"),
+        ("tradeoff", "这样做", "元数据读取多了一次 I/O"),
     ],
     "统一 C++ 与 Python 的内存池配置入口": [  # 引入 X 来 Y, 把 A 集中到 B
         ("means", "builder 模式", "来构造配置"),
@@ -94,6 +96,21 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("result", "服务端监听证书文件变化并热加载", "无需重启进程"),
         ("contrast", "`grpc::SslCredentials`", "自定义握手"),
         ("purpose", "默认仍然关闭双向认证", "保持与旧客户端兼容"),
+    ],
+    "告警规则评估改为分片执行": [  # X，因为 Y；这样能…避免；通过 X 配置；用于
+        ("cause", "保证同一条规则总是落在同一个实例上", "按规则 UID 的哈希分片"),
+        ("means", "`alerting.shards`", "配置"),
+        ("purpose", "引入了一致性哈希环", "在扩缩容时只迁移少量规则"),
+    ],
+    "面板查询结果缓存改用 Redis": [  # 把 A 换成了 B，这样 Y
+        ("contrast", "Redis", "进程内缓存"),
+        ("result", "把进程内缓存换成了 Redis", "多个实例可以共享缓存命中"),
+    ],
+    "修复时区转换导致的图表错位": [("contrast", "`time.UTC`", "`time.Local`")],
+    "为插件 SDK 增加版本协商": [  # NAME：说明；若 X 则 Y；这样做可以让 Z (antecedent in the previous sentence)
+        ("definition", "`Negotiate` 握手", "宿主声明支持的协议版本区间"),
+        ("condition", "若区间无交集", "直接拒绝加载并给出可读的错误信息"),
+        ("result", "`Negotiate` 握手", "旧插件在新宿主上继续运行"),
     ],
 }
 
@@ -134,10 +151,14 @@ def test_every_heldout_entry_is_covered(reviews) -> None:  # type: ignore[no-unt
 
 def test_heldout_cards_pass_the_gate_and_never_repeat(reviews) -> None:  # type: ignore[no-untyped-def]
     seg = get_segmenter()
+    counts = []
     for review in reviews.values():
         cards = make_cards(review, seg)
-        assert len(cards) >= 2, review.entry.title
+        counts.append(sum(anki_cards(c) for c in cards))
+        assert cards, review.entry.title
         assert all(f.severity != REJECT for c in cards for f in review_card(c, seg))
         questions = [norm(c.prompt) for c in cards]
         assert len(questions) == len(set(questions))
         assert all(c.relation in Relation for c in cards)
+    # Short reviews may name a single decision; most give a learner three cards or more.
+    assert sum(n >= 3 for n in counts) >= 0.75 * len(counts), counts

@@ -77,4 +77,4 @@ def test_relation_enum_values_are_stable() -> None:
     """Relation names appear in tags (rel::…) and card keys: renaming one re-keys cards."""
     assert [r.value for r in Relation] == [
         "definition", "contrast", "purpose", "avoid", "result", "means", "show", "solve", "role", "action",
-        "condition", "cause", "term"]
+        "condition", "cause", "tradeoff", "term"]
