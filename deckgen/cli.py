@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .console import ConsoleProgress
 from .errors import DeckgenError, UnknownTopic
 from .lint import lint_corpus
 from .preview import CardFilter, format_preview, make_preview
@@ -93,9 +94,10 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
 @_TAXONOMY
 @_GLOSSARY
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print how long each stage took (on stderr).")
 def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, check: bool,
           topics: tuple[str, ...], split_topics: Path | None, full_deck: Path, taxonomy: Path | None,
-          glossary: Path | None, quiet: bool) -> None:
+          glossary: Path | None, quiet: bool, verbose: bool) -> None:
     """Build an Anki deck from seed files or folders (default: seeds/).
 
     The lock file beside the deck (decks/deckgen.lock.json) keeps every card's
@@ -125,9 +127,9 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         if not quiet:
             click.echo(f"Up to date: {result.output} (deck version {result.version})")
         return
-    with _user_errors():
+    with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
         report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
-                            taxonomy=taxonomy, glossary=glossary)
+                            taxonomy=taxonomy, glossary=glossary, progress=progress)
     if not quiet:
         _echo_warnings(report.warnings)
         click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")

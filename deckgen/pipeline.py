@@ -17,6 +17,7 @@ from .lock import DEFAULT_GRACE, Update, lock_path_for, read_lock, reconcile
 from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
 from .parse import read_corpus
+from .progress import NO_PROGRESS, Progress, StageClock
 from .segment import get_segmenter
 from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
 from .types import BuildReport, Card, CardKind, DeckChanges, Level, Review
@@ -39,23 +40,31 @@ class Corpus:
 
 
 def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
-                 glossary: Path | None = None) -> Corpus:
+                 glossary: Path | None = None, progress: Progress = NO_PROGRESS) -> Corpus:
     """Parse, extract and make cards for every entry named by *sources*; nothing is written.
 
     Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
     before any card is made.  *taxonomy* and *glossary* default to ``topics.toml`` and
-    ``glossary.toml`` beside the seeds (see :mod:`deckgen.curriculum`).
+    ``glossary.toml`` beside the seeds (see :mod:`deckgen.curriculum`).  *progress* hears of
+    each entry done and of each stage's time.
     """
     sources = list(sources)
-    scan = read_corpus(sources)
-    topics, terms = load_data_files(sources, taxonomy, glossary)
-    seg = get_segmenter()
+    clock = StageClock()
+    with clock.measure("read"):
+        scan = read_corpus(sources)
+        topics, terms = load_data_files(sources, taxonomy, glossary)
+    with clock.measure("segmenter"):
+        seg = get_segmenter()
     reviews: list[Review] = []
     cards: list[Card] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
+    progress.begin(len(scan.entries))
     for entry in scan.entries:
-        review = extract_review(entry, seg)
-        made = make_cards(review, seg)
+        with clock.measure("extract"):
+            review = extract_review(entry, seg)
+        with clock.measure("cards"):
+            made = make_cards(review, seg)
+        progress.advance()
         reviews.append(review)
         cards.extend(made)
         where = f"{entry.path}:{entry.title_line}"
@@ -63,7 +72,13 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         if count < MIN_CARDS_PER_PR:
             warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
         warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
-    tagged, curriculum = apply_curriculum(reviews, cards, topics, terms)
+    progress.end()
+    with clock.measure("topics"):
+        tagged, curriculum = apply_curriculum(reviews, cards, topics, terms)
+    clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
+                            "extract": f"{sum(len(r.facts) for r in reviews)} facts",
+                            "cards": f"{len(cards)} notes",
+                            "topics": f"{len(tagged) - len(cards)} glossary notes"})
     return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum)
 
 
@@ -105,10 +120,11 @@ def prepare_build(
     prune: bool = False,
     taxonomy: Path | None = None,
     glossary: Path | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> PreparedBuild:
     """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
     output = Path(output)
-    corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary)
+    corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress)
     old = read_lock(lock_path_for(output))
     stamp = build_timestamp() if timestamp is None else timestamp
     update = reconcile(old, [built_note(c) for c in corpus.cards], fingerprints(), now=stamp, grace=grace, prune=prune)
@@ -126,6 +142,7 @@ def build_deck(
     prune: bool = False,
     taxonomy: Path | None = None,
     glossary: Path | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> BuildReport:
     """Build the deck for the seed files or folders in *sources*; write it and its lock file beside it.
 
@@ -138,8 +155,11 @@ def build_deck(
     and line for bad input; nothing is written then.
     """
     prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune,
-                             taxonomy=taxonomy, glossary=glossary)
-    write_apkg(prepared.plan, prepared.output)
+                             taxonomy=taxonomy, glossary=glossary, progress=progress)
+    clock = StageClock()
+    with clock.measure("write"):
+        write_apkg(prepared.plan, prepared.output)
+    clock.report(progress, {"write": str(prepared.output)})
     return prepared.report()
 
 
