@@ -151,14 +151,18 @@ def unknown_acronyms(entries: Iterable[Entry], glossary: Glossary) -> tuple[tupl
     """Acronyms in the entries with no glossary entry, with how many PRs use each; most used first."""
     prs: dict[str, int] = {}
     for entry in entries:
-        # An acronym inside a known spelling ("KV" in "KV 缓存") is covered by that term's card.
-        text = unicodedata.normalize("NFKC", entry_text(entry))
-        for term in glossary.terms:
-            text = term.spellings.blank(text)
-        for acronym in dict.fromkeys(find_acronyms(text)):
-            if not glossary.knows(acronym):
-                prs[acronym] = prs.get(acronym, 0) + 1
+        for acronym in unknown_in(entry_text(entry), glossary):
+            prs[acronym] = prs.get(acronym, 0) + 1
     return tuple(sorted(prs.items(), key=lambda item: (-item[1], item[0])))
+
+
+def unknown_in(text: str, glossary: Glossary) -> list[str]:
+    """The acronyms in *text* with no glossary entry, each once, in order of first use (``deckgen lint`` per line)."""
+    # An acronym inside a known spelling ("KV" in "KV 缓存") is covered by that term's card.
+    text = unicodedata.normalize("NFKC", text)
+    for term in glossary.terms:
+        text = term.spellings.blank(text)
+    return [acronym for acronym in dict.fromkeys(find_acronyms(text)) if not glossary.knows(acronym)]
 
 
 def glossary_cards(entries: Sequence[Entry], glossary: Glossary,

@@ -8,27 +8,16 @@ design decision it can read, and acronyms the glossary does not explain.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .curriculum import load_data_files
 from .extract import extract_review
+from .glossary import Glossary, unknown_in
 from .parse import scan_corpus, sort_findings
 from .segment import get_segmenter
 from .types import Entry, Level, Review, SeedFinding, Verdict
-
-# An acronym: a word of ASCII letters (and digits) with at least two capitals, most of its
-# letters capitals (DCP, MoE, ROCm, LoRA, MRV2), standing alone — not part of an identifier,
-# path or CamelCase name (FlashAttention is a name, not an acronym).
-_ACRONYM_RE = re.compile(r"(?<![\w./:`-])([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w/:`-]|\.\w)", re.ASCII)
-_CODE_RE = re.compile(r"`[^`\n]*`")
-# Acronyms every reader of a code review knows; a glossary card for them would teach nothing.
-COMMON_ACRONYMS = frozenset({
-    "PR", "API", "CPU", "GPU", "CI", "ID", "IO", "OS", "URL", "HTTP", "HTTPS", "JSON", "YAML", "UI",
-    "CLI", "SDK", "OK", "TODO", "README", "FAQ",
-})
-
 
 @dataclass(frozen=True)
 class LintReport:
@@ -53,21 +42,24 @@ class LintReport:
         return text if self.glossary_checked else text + "; acronyms not checked (no glossary)"
 
 
-def lint_corpus(sources: Iterable[Path], known_terms: Collection[str] | None = None) -> LintReport:
+def lint_corpus(sources: Iterable[Path], glossary: Path | None = None) -> LintReport:
     """Check the seed files named by *sources*.
 
-    *known_terms* are the glossary's terms; acronyms outside them (and outside
-    :data:`COMMON_ACRONYMS`) are reported.  ``None`` skips that check.
-    Raises :class:`~deckgen.errors.SeedError` only for a source that names no seed file.
+    Acronyms are checked against *glossary* (default: ``glossary.toml`` beside the
+    seeds, as for ``build``); with no glossary that check is skipped.  Raises
+    :class:`~deckgen.errors.DeckgenError` only for a source that names no seed file
+    or a glossary that cannot be read.
     """
+    sources = list(sources)
     scan = scan_corpus(sources)
+    terms = load_data_files(sources, glossary=glossary)[1]
     seg = get_segmenter()
     findings = list(scan.findings)
     for entry in scan.entries:
         findings.extend(review_findings(extract_review(entry, seg)))
-    if known_terms is not None:
-        findings.extend(acronym_findings(scan.entries, known_terms))
-    return LintReport(scan.files, tuple(sort_findings(findings, scan.files)), glossary_checked=known_terms is not None)
+    if terms is not None:
+        findings.extend(acronym_findings(scan.entries, terms))
+    return LintReport(scan.files, tuple(sort_findings(findings, scan.files)), glossary_checked=terms is not None)
 
 
 def review_findings(review: Review) -> list[SeedFinding]:
@@ -84,28 +76,21 @@ def review_findings(review: Review) -> list[SeedFinding]:
     return findings
 
 
-def find_acronyms(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, acronym) for every acronym in *text* outside backtick code."""
-    masked = _CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
-    for match in _ACRONYM_RE.finditer(masked):
-        word = match.group(1)
-        letters = [c for c in word if c.isalpha()]
-        if sum(c.isupper() for c in letters) * 2 > len(letters):
-            yield match.start(1), word
+def acronym_findings(entries: Iterable[Entry], glossary: Glossary) -> list[SeedFinding]:
+    """A warning at the first use of each acronym *glossary* does not explain (once per corpus).
 
-
-def acronym_findings(entries: Iterable[Entry], known_terms: Collection[str]) -> list[SeedFinding]:
-    """A warning at the first use of each acronym the glossary does not explain (once per corpus)."""
-    known = {term.casefold() for term in known_terms} | {term.casefold() for term in COMMON_ACRONYMS}
+    The acronyms are the ones ``build`` lists in its warning (:func:`deckgen.glossary.unknown_acronyms`),
+    looked up line by line to say where each is first used.
+    """
     seen: set[str] = set()
     findings: list[SeedFinding] = []
     for entry in entries:
-        places = [(entry.title_line, word) for _, word in find_acronyms(entry.title)]
-        places += [(entry.line_of(offset), word) for offset, word in find_acronyms(entry.review)]
-        for line, word in places:
-            if word.casefold() in known or word.casefold() in seen:
-                continue
-            seen.add(word.casefold())
-            findings.append(SeedFinding(entry.path, line, Level.WARNING, f"unknown acronym {word}",
-                                        "add it to the glossary so learners meet its meaning first"))
+        lines = [(entry.title_line, entry.title)] + [(entry.review_line + n, text)
+                                                     for n, text in enumerate(entry.review.split("\n"))]
+        for line, text in lines:
+            for acronym in unknown_in(text, glossary):
+                if acronym not in seen:
+                    seen.add(acronym)
+                    findings.append(SeedFinding(entry.path, line, Level.WARNING, f"unknown acronym {acronym}",
+                                                f"add a [[term]] for it to {glossary.path}, or list it in ignore = [...]"))
     return findings

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from conftest import write_seed
 from deckgen.cli import cli
-from deckgen.lint import find_acronyms, lint_corpus
+from deckgen.lint import lint_corpus
 
 HINT = "a seed file is: the repository on line 1, then entries of one summary line, a blank line and the review paragraph, separated by blank lines"
 
@@ -22,12 +22,14 @@ def expected_lines(folder: Path) -> list[str]:
     return [
         f"{a}:3: warning: duplicate PR: {b}:3 has the same repository and summary; the later file's entry is used and this one is ignored (remove one of the two entries)",
         f"{a}:9: warning: {no_verdict}",
+        f"{a}:9: warning: unknown acronym ISO (add a [[term]] for it to {folder / 'glossary.toml'}, or list it in ignore = [...])",
         f"{a}:13: warning: {no_decision}",
         f"{b}:7: error: review paragraph without a PR summary line before it (add the one-line summary, then a blank line, above the review)",
         f"{b}:9: error: PR summary without a review paragraph (add a blank line and the review paragraph after it, or remove the summary)",
         f"{c}: error: empty file ({HINT})",
         f"{d}:3: error: not valid UTF-8 at byte offset 20 (re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8)",
         f"{e}:1: error: first line must name the GitHub repository as owner/name, found '为缓存引入分段 LRU，降低锁冲突。' ({HINT})",
+        f"{e}:1: warning: unknown acronym LRU (add a [[term]] for it to {folder / 'glossary.toml'}, or list it in ignore = [...])",
     ]
 
 
@@ -36,7 +38,7 @@ def test_lint_fixture_gives_exactly_the_expected_lines(runner: CliRunner, fixtur
     folder = fixtures / "lint"
     result = runner.invoke(cli, ["lint", str(folder)])
     assert result.stdout.splitlines() == expected_lines(folder)
-    assert result.stderr == "5 error(s), 3 warning(s) in 5 seed file(s); acronyms not checked (no glossary)\n"
+    assert result.stderr == "5 error(s), 5 warning(s) in 5 seed file(s)\n"
     assert result.exit_code == 1
 
 
@@ -72,14 +74,18 @@ def test_build_refuses_every_lint_error_with_the_same_message(runner: CliRunner,
 
 
 def test_unknown_acronyms_once_at_first_use(tmp_path: Path) -> None:
-    """An acronym outside the glossary is reported once, at its first line; code and CamelCase names are not acronyms."""
+    """An acronym the glossary beside the seeds lacks is reported once, at its first line; code and names are not acronyms."""
     seed = write_seed(tmp_path, "a.txt", "o/r\n\n为 MoE 引入 DCP 支持。\n\n值得精读。通过 `TP_SIZE` 配置 FlashAttention，\n"
-                                         "并让 DCP 与 ROCm 兼容，以避免 OOM。\n")
-    report = lint_corpus([seed], known_terms={"dcp"})
+                                         "并让 DCP 与 ROCm 兼容，以避免 OOM；MoE 同理。\n")
+    write_seed(tmp_path, "glossary.toml", '[[term]]\nterm = "DCP"\nen = "Decode Context Parallelism"\nzh = "解码上下文并行"\n')
+    report = lint_corpus([seed])
     assert [(f.line, f.message) for f in report.findings] == [
         (3, "unknown acronym MoE"), (6, "unknown acronym ROCm"), (6, "unknown acronym OOM")]
+    assert report.glossary_checked
 
 
-def test_find_acronyms() -> None:
-    assert [w for _, w in find_acronyms("用 LoRA、MRV2 和 KV cache；`CUDA_HOME` 与 vllm/ROCm 路径、FlashAttention-2、PR。")] == [
-        "LoRA", "MRV2", "KV", "PR"]
+def test_no_glossary_skips_the_acronym_check(runner: CliRunner, tmp_path: Path) -> None:
+    seed = write_seed(tmp_path, "a.txt", "o/r\n\n为 MoE 引入缓存。\n\n值得精读。采用分段缓存而非全局缓存，以避免锁竞争。\n")
+    result = runner.invoke(cli, ["lint", str(seed)])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "0 error(s), 0 warning(s) in 1 seed file(s); acronyms not checked (no glossary)\n"
