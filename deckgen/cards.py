@@ -13,9 +13,9 @@ import re
 import string
 from collections.abc import Iterable
 
+from .clauses import PRONOUN_RE, is_self_reference
 from .gate import GENERIC, Candidate, select_cards
 from .markup import deletion
-from .relations import PRONOUN_RE, is_self_reference
 from .segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from .types import Card, CardKind, Fact, Relation, Review, norm
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .clauses import clean
 from .markup import without_markers
-from .relations import RelationFinder, clean, subject_predicate
+from .relations import RelationFinder, subject_predicate
 from .segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from .types import Entry, Fact, Relation, Review, Verdict, norm
 from .units import Unit, split_units, strip_bold

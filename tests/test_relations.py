@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deckgen.relations import RelationFinder, clean, subject_predicate
+from deckgen.clauses import clean
+from deckgen.relations import RelationFinder, subject_predicate
 from deckgen.segment import get_segmenter
 from deckgen.types import Relation
 

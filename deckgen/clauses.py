@@ -1,0 +1,119 @@
+"""Clauses of review text: token spans that know their clause boundaries, and argument trimming.
+
+Relation arguments are cut from clauses; :func:`clean` trims what a cut drags along
+(parentheticals, connectives, the reviewer's frame "关键设计决策是…", dangling particles).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .segment import Token
+
+CLAUSE_PUNCT = frozenset("，,；;：:。！？!?—")
+CONNECTIVES = frozenset({
+    "并", "且", "同时", "而", "也", "还", "此外", "另外", "再", "并且", "而且", "以及", "但", "但是",
+    "然后", "即", "就", "都", "又", "既", "则", "特别是", "尤其是", "因为", "由于", "所以", "因此",
+    "虽然", "尽管", "不过", "其中", "最终", "只是", "仅仅", "“", "「",
+})
+TRAILING_PARTICLES = ("了", "的", "来", "也", "，", ",", "、", "；", ";", " ")
+SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这一?|这次)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
+# The reviewer talking, not a decision: "建议作为模板案例", "值得…".
+REVIEWER_SPEAK = re.compile(r"^(?:建议|值得|推荐|可以|需要|应该|关注|重点|留意|注意|阅读|参考)")
+PRONOUN_RE = re.compile(r"^(?:它们?|这(?:些|个)?|此|其)")
+# Verbs that end the means phrase X in 用/通过 X V….
+LINK_VERBS = frozenset({
+    "实现", "做", "来", "完成", "进行", "达到", "做到", "保证", "确保", "统一", "管理", "验证", "校验",
+    "处理", "控制", "替代", "取代", "代替", "避免", "防止", "降低", "减少", "提升", "提高", "支持",
+    "同步", "暴露", "解决", "兼容", "覆盖", "模拟", "记录", "区分", "隔离", "复用", "触发", "检查",
+    "检测", "拦截", "捕获", "生成", "计算", "替换", "消除", "加速", "保持", "还原", "限制", "排除",
+})
+NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同时", "以", "并", "来", "再", "从而",
+                         "为", "给", "让", "使", "被", "由", "如何", "是", "都", "也", "就", "却"})
+COMPLEMENTS = frozenset({"在", "到", "成", "为", "给", "至", "进"})
+PASSED_SENSE = frozenset({"了", "所有", "全部", "审查", "测试", "评审", "CI", "review"})
+MEANS_OPENERS = frozenset({"用", "使用", "利用", "借助", "基于", "并用", "改用"})
+EFFECT_VERBS = frozenset({"减少", "降低", "提升", "提高", "加快", "节省", "简化", "缩短", "消除", "避免"})
+CHOOSE_VERBS = frozenset({"采用", "选择", "选用", "使用", "改用", "引入", "用", "以", "将", "把", "并用"})
+_PARENS_RE = re.compile(r"（[^（）]*）|\((?=[^()]*[\u4e00-\u9fff])[^()]*\)")
+QUOTE_PAIRS = {"“": "”", "「": "」", "（": "）", "(": ")"}
+
+
+@dataclass
+class Span:
+    """Tokens of one piece of review text with clause-aware helpers."""
+
+    text: str
+    tokens: list[Token]
+
+    def cut(self, i: int, j: int) -> str:
+        if i >= j:
+            return ""
+        return self.text[self.tokens[i].start : self.tokens[j - 1].end]
+
+    def word(self, i: int) -> str:
+        return self.tokens[i].text if 0 <= i < len(self.tokens) else ""
+
+    def is_punct(self, i: int) -> bool:
+        return self.tokens[i].text in CLAUSE_PUNCT and not self.tokens[i].protected
+
+    def clause_start(self, i: int) -> int:
+        while i > 0 and not self.is_punct(i - 1):
+            i -= 1
+        return i
+
+    def clause_end(self, i: int) -> int:
+        while i < len(self.tokens) and not self.is_punct(i):
+            i += 1
+        return i
+
+    def at_clause_start(self, i: int) -> bool:
+        return all(self.tokens[k].text in CONNECTIVES for k in range(self.clause_start(i), i))
+
+    def previous_clause(self, i: int) -> tuple[int, int]:
+        """Token range of the clause before the one holding *i* (skipping a dash pair)."""
+        end = self.clause_start(i) - 1
+        while end > 0 and self.is_punct(end - 1):
+            end -= 1
+        if end <= 0:
+            return (0, 0)
+        return (self.clause_start(end), end)
+
+
+# "关键设计决策是…", "第三处是…", "核心亮点在于…": the reviewer's frame, not the decision.
+_META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)"
+                        r"|^[^，,。；;“「]{0,6}?(?:值得一提|需要注意|要注意|值得注意|注意)的是"
+                        r"|^(?:需要|要|请)?注意(?:到)?(?=[^的])")
+# "它用指数退避替代…": the pronoun subject of a means clause adds nothing.
+_PRONOUN_SUBJECT = re.compile(r"^(?:它|其|这|(?:这个|这一|这次|本|该|此)\s*(?:改动|PR|变更|修改))\s*(?=用|把|通过|以|在|将|会|也|还|并)")
+
+
+def clean(text: str) -> str:
+    """Trim a relation argument: no parentheticals, no leading connective, no dangling particle."""
+    text = _PARENS_RE.sub("", text).strip()
+    text = _META_LEAD.sub("", text).strip()
+    text = _PRONOUN_SUBJECT.sub("", text).strip()
+    filler = re.match(r"^这样(?:做)?(?:能够|能|可以|就|便)?", text)
+    if filler and filler.end() < len(text) and text[filler.end()] not in "做的":
+        text = text[filler.end() :].strip()
+    changed = True
+    while changed and text:
+        changed = False
+        for word in sorted(CONNECTIVES - {"“", "「"}, key=len, reverse=True):
+            if text.startswith(word) and len(text) > len(word) and not text[len(word)].isascii():
+                text = text[len(word) :].lstrip()
+                changed = True
+                break
+        for tail in TRAILING_PARTICLES:
+            if text.endswith(tail) and len(text) > len(tail):
+                text = text[: -len(tail)].rstrip()
+                changed = True
+    if text[:1] in ("“", "「") and text[-1:] == QUOTE_PAIRS[text[0]] and text.count(text[0]) == 1:
+        text = text[1:-1].strip()
+    return "" if text in CONNECTIVES else text
+
+
+def is_self_reference(text: str) -> bool:
+    """Whether *text* names the PR itself ("本 PR 是一个…"), which makes a useless answer."""
+    return bool(SELF_REF_RE.match(text))
