@@ -95,7 +95,8 @@ class Preview:
 
     @property
     def summary(self) -> str:
-        shown = len({c.card.entry.pr_key for c in self.cards})
+        # Glossary cards hang on a per-repository pseudo-PR; they are cards, not PRs.
+        shown = len({c.card.entry.pr_key for c in self.cards if c.card.kind != CardKind.GLOSSARY})
         return f"{len(self.cards)} of {self.total} cards, from {shown} of {self.prs} PRs"
 
 

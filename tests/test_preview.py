@@ -92,3 +92,11 @@ def test_html_writes_one_page_and_says_so(runner: CliRunner, tmp_path: Path) -> 
     assert not re.search(r"<(?:link|img|iframe|object|embed|audio|video|source)\b|<script[^>]*\bsrc=", page)
     styles = "".join(re.findall(r"<style>(.*?)</style>", page, re.S))
     assert "url(" not in styles and "@import" not in styles
+
+
+def test_summary_counts_prs_not_glossary_groups(runner: CliRunner) -> None:
+    """Glossary cards (on a per-repository pseudo-PR) never make more PRs shown than the deck has."""
+    result = runner.invoke(cli, ["preview", str(SEEDS)])
+    said = re.fullmatch(r"(\d+) of (\d+) cards, from (\d+) of (\d+) PRs\n", result.stderr)
+    assert said and said.group(1) == said.group(2) and said.group(3) == said.group(4) == "16"
+    assert "kind::glossary" in result.stdout
