@@ -119,7 +119,8 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         return
     if check:
         with _user_errors():
-            result = check_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune)
+            result = check_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
+                                taxonomy=taxonomy, glossary=glossary)
         for difference in result.differences:
             click.echo(f"Out of date: {difference}", err=True)
         if not result.up_to_date:
@@ -167,7 +168,10 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
 @click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True, help="Top-level Anki deck.")
 @_GRACE
 @_PRUNE
-def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool) -> None:
+@_TAXONOMY
+@_GLOSSARY
+def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, taxonomy: Path | None,
+         glossary: Path | None) -> None:
     """Show what rebuilding the deck would change for people who imported it, and how to import it.
 
     Compares a build of SEEDS (default: seeds/) with the deck's lock file: new,
@@ -179,7 +183,8 @@ def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prun
         deckgen plan                        # seeds/ against decks/deckgen.lock.json
     """
     with _user_errors():
-        report = plan_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name, grace=grace, prune=prune)
+        report = plan_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name, grace=grace, prune=prune,
+                           taxonomy=taxonomy, glossary=glossary)
     for warning in report.warnings:
         click.echo(f"Warning: {warning}", err=True)
     click.echo("\n".join(report.lines()))

@@ -93,9 +93,12 @@ def plan_deck(
     timestamp: int | None = None,
     grace: int = DEFAULT_GRACE,
     prune: bool = False,
+    taxonomy: Path | None = None,
+    glossary: Path | None = None,
 ) -> PlanReport:
     """Compare what ``build`` would write to *output* with its lock file; write nothing."""
-    return _plan(prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune))
+    return _plan(prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune,
+                               taxonomy=taxonomy, glossary=glossary))
 
 
 def check_deck(
@@ -105,16 +108,19 @@ def check_deck(
     deck_name: str = DEFAULT_DECK_NAME,
     grace: int = DEFAULT_GRACE,
     prune: bool = False,
+    taxonomy: Path | None = None,
+    glossary: Path | None = None,
 ) -> CheckReport:
     """Whether *output* and its lock file are exactly what a build would write (for CI); write nothing."""
-    prepared = prepare_build(sources, output, deck_name=deck_name, grace=grace, prune=prune)
+    prepared = prepare_build(sources, output, deck_name=deck_name, grace=grace, prune=prune,
+                             taxonomy=taxonomy, glossary=glossary)
     update, differences = prepared.update, []
     if not update.noop:
         plan = _plan(prepared)
         what = ", ".join(f"{n} {label}" for n, label in (
             (len(plan.new), "new"), (len(plan.changed), "changed"), (plan.newly_obsolete, "removed"),
             (len(plan.pruned), "pruned")) if n)
-        differences.append(f"{prepared.lock_path}: the seeds changed since deck version {update.old.version} "
+        differences.append(f"{prepared.lock_path}: a build would make deck version {update.lock.version} "
                            f"({what or 'note types changed'}); run deckgen build (deckgen plan shows the details)")
     elif _read(prepared.lock_path) != update.lock.to_text().encode("utf-8"):
         differences.append(f"{prepared.lock_path}: differs from what a build writes; run deckgen build")

@@ -351,3 +351,18 @@ def test_schema_change_advice_works_in_anki(tmp_path: Path, anki: AnkiCollection
     assert card_state(anki, cid) == state and anki.col.db.scalar("select count() from revlog") == 1
     assert sorted(m.name for m in anki.col.models.all_names_and_ids() if m.name.startswith("deckgen")) == [
         "deckgen Cloze", "deckgen Q/A"]
+
+
+def test_check_and_plan_use_the_same_taxonomy_as_the_build(tmp_path: Path, runner: CliRunner) -> None:
+    """Topic tags are content: --check must compare with a build using the same taxonomy, not the default one."""
+    seeds = copy_seeds(tmp_path)
+    taxonomy = tmp_path / "elsewhere.toml"
+    (seeds / "topics.toml").rename(taxonomy)
+    out = tmp_path / "deck.apkg"
+    assert runner.invoke(cli, ["build", "-q", str(seeds), "-o", str(out), "--taxonomy", str(taxonomy)]).exit_code == 0
+    same = runner.invoke(cli, ["build", "--check", str(seeds), "-o", str(out), "--taxonomy", str(taxonomy)])
+    assert same.exit_code == 0, same.output
+    plan = runner.invoke(cli, ["plan", str(seeds), "-o", str(out), "--taxonomy", str(taxonomy)])
+    assert "no change, deck version 1" in plan.stdout
+    other = runner.invoke(cli, ["build", "--check", str(seeds), "-o", str(out)])
+    assert other.exit_code == 1 and "a build would make deck version 2" in other.stderr
