@@ -11,13 +11,12 @@ split longer English words that contain them).
 from __future__ import annotations
 
 import logging
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .cache import private_cache_dir
 
 if TYPE_CHECKING:  # jieba costs ~0.4 s to initialise; only load it when segmenting
     import jieba
@@ -78,30 +77,6 @@ def units(text: str) -> int:
     return count + len(PROTECTED_RE.findall(text))
 
 
-def cache_dir() -> Path:
-    """The per-user folder for deckgen's caches (jieba's dictionary cache among them)."""
-    configured = os.environ.get("DECKGEN_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "deckgen"
-
-
-def _usable_cache_dir() -> Path:
-    """Create the cache folder, or fall back to a private temporary one.
-
-    Never a world-writable shared folder: jieba loads its cache with marshal.
-    """
-    wanted = cache_dir()
-    try:
-        wanted.mkdir(parents=True, exist_ok=True, mode=0o700)
-        probe = tempfile.NamedTemporaryFile(dir=wanted, prefix=".probe-", delete=True)
-        probe.close()
-        return wanted
-    except OSError:
-        return Path(tempfile.mkdtemp(prefix="deckgen-cache-"))
-
-
 class Segmenter:
     """jieba behind a small interface: ``tokenize`` and ``pos``."""
 
@@ -111,7 +86,14 @@ class Segmenter:
         # CRITICAL, not ERROR: a failed cache dump is logged with a traceback at ERROR.
         jieba.setLogLevel(logging.CRITICAL)
         self._tk: jieba.Tokenizer = jieba.Tokenizer()
-        self._tk.tmp_dir = str(_usable_cache_dir())
+        folder = private_cache_dir()
+        if folder is not None:
+            self._tk.tmp_dir = str(folder)
+        else:
+            # No private folder: build the dictionary without jieba's cache, which would
+            # otherwise be looked for, and written, in the shared temporary folder.
+            self._tk.FREQ, self._tk.total = self._tk.gen_pfdict(self._tk.get_dict_file())
+            self._tk.initialized = True
         for word in DOMAIN_WORDS:
             self._tk.add_word(word, freq=100_000, tag="nz")
         self._tags: dict[str, str] | None = None

@@ -1,0 +1,59 @@
+"""deckgen's per-user cache folder, and when to do without one.
+
+jieba caches its prefix dictionary as a ``marshal`` file and loads any file of
+that name it finds there (``shared/docs/jieba.md`` §5).  So the cache folder
+must be one only this user can write: never a shared temporary folder, where
+another user could plant the file, and never a folder deckgen had to guess
+into existence (an unset or relative ``HOME``).  When no such folder is at hand
+deckgen builds without a cache: start-up is about 15% slower, the deck is the
+same, and nothing is written outside the output folder.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+def cache_dir() -> Path | None:
+    """Where the cache belongs: ``$DECKGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/deckgen``, else ``~/.cache/deckgen``.
+
+    ``None`` when there is no home folder to put it in.  A relative
+    ``XDG_CACHE_HOME`` or ``HOME`` is ignored, as the XDG spec says: it would
+    put the cache in whatever folder deckgen happens to run in.
+    """
+    configured = os.environ.get("DECKGEN_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "deckgen"
+    try:
+        home = Path.home()
+    except (KeyError, RuntimeError):  # no HOME and no password-database entry
+        return None
+    if not home.is_absolute() or not home.is_dir():
+        return None  # never create a missing home folder (HOME=/nonexistent for system users)
+    return home / ".cache" / "deckgen"
+
+
+def private_cache_dir() -> Path | None:
+    """:func:`cache_dir`, created if missing, if it is a folder no other user can write; else ``None``.
+
+    A read-only folder is fine (a cache found there is used, none is written);
+    a folder writable by group or others, or owned by another user, is not.
+    """
+    wanted = cache_dir()
+    if wanted is None:
+        return None
+    try:
+        wanted.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = wanted.stat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return None
+    return wanted
