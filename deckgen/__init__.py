@@ -11,9 +11,13 @@ In Python::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import DeckgenError, OutputError, SeedError
-from .pipeline import build_corpus, build_deck
 from .types import BuildReport, Card, Entry, Fact, Review
+
+if TYPE_CHECKING:
+    from .pipeline import build_corpus, build_deck
 
 __version__ = "0.1.0"
 
@@ -30,3 +34,12 @@ __all__ = [
     "build_corpus",
     "build_deck",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The pipeline (and genanki with it) loads on first use, so `import deckgen.cli` stays light.
+    if name in ("build_corpus", "build_deck"):
+        from . import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module 'deckgen' has no attribute {name!r}")

@@ -31,6 +31,7 @@ import secrets
 import signal
 import socket
 import stat
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -245,3 +246,24 @@ def _fsync_folder(folder: Path) -> None:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+def write_cache_file(path: Path, data: bytes) -> bool:
+    """Put *data* at *path* whole or not at all: a private (0600) temporary file beside it, renamed over it.
+
+    For caches only (never outputs): no fsync and no signal handling, because a
+    cache file cut short by a crash fails its own check and is made again.
+    Returns whether the file was written; an error is only a missed chance.
+    """
+    try:
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True

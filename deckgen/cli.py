@@ -1,4 +1,8 @@
-"""The command line: options, one library call, a summary line, errors mapped to exit codes."""
+"""The command line: options, one library call, a summary line, errors mapped to exit codes.
+
+Each command imports what it needs when it runs: ``deckgen --help`` and
+``deckgen lint`` must not pay for genanki or jieba (see :mod:`deckgen.defaults`).
+"""
 
 from __future__ import annotations
 
@@ -11,16 +15,9 @@ import click
 
 from . import __version__
 from .console import ConsoleProgress
+from .defaults import DEFAULT_DECK_NAME, DEFAULT_GRACE, DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .errors import DeckgenError, UnknownTopic
-from .lint import lint_corpus
-from .preview import CardFilter, format_preview, make_preview
-from .preview_html import write_preview_html
-from .stats import collect_stats, format_stats
-from .lock import DEFAULT_GRACE
 from .types import CardKind
-from .package import DEFAULT_DECK_NAME
-from .pipeline import DEFAULT_OUTPUT, DEFAULT_SOURCES, build_deck, build_topic_deck, build_topic_decks, list_topics
-from .plan import check_deck, plan_deck
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
 _GRACE = click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE, show_default=True,
@@ -61,6 +58,8 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
     if check or (split and (topics or ctx.get_parameter_source("output") == click.core.ParameterSource.COMMANDLINE)):
         raise click.UsageError("--split-topics writes its own files: use it without --topic, -o and --check; "
                                "--topic cannot be combined with --check")
+    from .pipeline import build_topic_deck, build_topic_decks
+
     with _user_errors():
         if split:
             result = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
@@ -93,11 +92,15 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
               show_default=True, help="With --topic/--split-topics: the full deck whose lock file gives the notes' identities.")
 @_TAXONOMY
 @_GLOSSARY
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Make every card afresh: neither read nor fill the per-user cache (~/.cache/deckgen).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Make the cards of new or changed entries in N processes (for large corpora).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print how long each stage took (on stderr).")
 def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, check: bool,
           topics: tuple[str, ...], split_topics: Path | None, full_deck: Path, taxonomy: Path | None,
-          glossary: Path | None, quiet: bool, verbose: bool) -> None:
+          glossary: Path | None, no_cache: bool, jobs: int, quiet: bool, verbose: bool) -> None:
     """Build an Anki deck from seed files or folders (default: seeds/).
 
     The lock file beside the deck (decks/deckgen.lock.json) keeps every card's
@@ -117,6 +120,9 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         _build_topics(sources, topics, split_topics, output, full_deck=full_deck, deck_name=deck_name,
                       taxonomy=taxonomy, glossary=glossary, quiet=quiet, check=check)
         return
+    from .pipeline import build_deck
+    from .plan import check_deck
+
     if check:
         with _user_errors():
             result = check_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
@@ -130,7 +136,7 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         return
     with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
         report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
-                            taxonomy=taxonomy, glossary=glossary, progress=progress)
+                            taxonomy=taxonomy, glossary=glossary, progress=progress, cache=not no_cache, jobs=jobs)
     if not quiet:
         _echo_warnings(report.warnings)
         click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
@@ -138,27 +144,6 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         if changes and not changes.first_build:
             click.echo(f"Deck version {changes.version}: {changes.new} new, {changes.changed} changed, "
                        f"{changes.unchanged} unchanged, {changes.obsolete} obsolete, {changes.pruned} pruned notes")
-
-
-def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Path | None, output: Path, *,
-                  check: bool, quiet: bool, **options: object) -> None:
-    """``build --topic`` (one deck) or ``build --split-topics`` (a folder of decks and an index)."""
-    ctx = click.get_current_context()
-    if check or (split and (topics or ctx.get_parameter_source("output") == click.core.ParameterSource.COMMANDLINE)):
-        raise click.UsageError("--split-topics writes its own files: use it without --topic, -o and --check; "
-                               "--topic cannot be combined with --check")
-    with _user_errors():
-        if split:
-            result = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
-            decks = [d for d in result.decks if d.path]
-            summary = (f"Built {len(decks)} topic decks ({sum(d.cards for d in decks)} cards in all) "
-                       f"from {result.entries} PRs → {result.index}")
-        else:
-            result = build_topic_deck(sources, topics, output, **options)  # type: ignore[arg-type,assignment]
-            summary = f"Built {result.entries} PRs, {result.cards} cards from {result.files} seed file(s) → {result.output}"
-    if not quiet:
-        _echo_warnings(result.warnings)
-        click.echo(summary)
 
 
 @cli.command()
@@ -182,6 +167,8 @@ def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prun
     Example:
         deckgen plan                        # seeds/ against decks/deckgen.lock.json
     """
+    from .plan import plan_deck
+
     with _user_errors():
         report = plan_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name, grace=grace, prune=prune,
                            taxonomy=taxonomy, glossary=glossary)
@@ -201,6 +188,8 @@ def lint(seeds: tuple[Path, ...]) -> None:
     Example:
         deckgen lint seeds/new.txt
     """
+    from .lint import lint_corpus
+
     with _user_errors():
         report = lint_corpus(seeds or DEFAULT_SOURCES)
     for finding in report.findings:
@@ -220,6 +209,8 @@ def stats(seeds: tuple[Path, ...], as_json: bool) -> None:
     Example:
         deckgen stats --json | jq .cards_by_kind
     """
+    from .stats import collect_stats, format_stats
+
     with _user_errors():
         numbers = collect_stats(seeds or DEFAULT_SOURCES)
     click.echo(json.dumps(numbers.to_dict(), ensure_ascii=False, indent=2) if as_json else format_stats(numbers))
@@ -243,6 +234,9 @@ def preview(seeds: tuple[Path, ...], topics: tuple[str, ...], kinds: tuple[str, 
         deckgen preview --kind why --grep CUDA --limit 5
         deckgen preview --html preview.html
     """
+    from .preview import CardFilter, format_preview, make_preview
+    from .preview_html import write_preview_html
+
     with _user_errors():
         shown = make_preview(seeds or DEFAULT_SOURCES, CardFilter(topics, kinds, grep, limit))
         written = write_preview_html(shown, html_file) if html_file else None
@@ -265,6 +259,8 @@ def topics(seeds: tuple[Path, ...], taxonomy: Path | None, glossary: Path | None
         deckgen topics                      # topics.toml beside seeds/
         deckgen topics seeds/ --taxonomy my-topics.toml
     """
+    from .pipeline import list_topics
+
     with _user_errors():
         report = list_topics(seeds or DEFAULT_SOURCES, taxonomy=taxonomy, glossary=glossary)
     click.echo(report.table())

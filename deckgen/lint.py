@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .curriculum import load_data_files
-from .extract import extract_review
 from .glossary import Glossary, unknown_in
 from .parse import scan_corpus, sort_findings
-from .segment import get_segmenter
+from .results import entry_results
 from .types import Entry, Level, Review, SeedFinding, Verdict
+
 
 @dataclass(frozen=True)
 class LintReport:
@@ -53,10 +53,11 @@ def lint_corpus(sources: Iterable[Path], glossary: Path | None = None) -> LintRe
     sources = list(sources)
     scan = scan_corpus(sources)
     terms = load_data_files(sources, glossary=glossary)[1]
-    seg = get_segmenter()
     findings = list(scan.findings)
-    for entry in scan.entries:
-        findings.extend(review_findings(extract_review(entry, seg)))
+    # The build's per-entry results, cache included: lint after a build segments nothing, and a
+    # build after lint reuses what lint made.
+    for review, _ in entry_results(scan.entries).results:
+        findings.extend(review_findings(review))
     if terms is not None:
         findings.extend(acronym_findings(scan.entries, terms))
     return LintReport(scan.files, tuple(sort_findings(findings, scan.files)), glossary_checked=terms is not None)

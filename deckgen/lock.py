@@ -26,6 +26,7 @@ from typing import Any
 
 import genanki
 
+from .defaults import DEFAULT_GRACE
 from .errors import DeckgenError
 from .identity import Sides, pair_cards, pair_prs
 from .notetypes import CLOZE_FIELDS, CLOZE_MODEL_ID, QA_FIELDS, QA_MODEL_ID, SCHEMA_VERSION
@@ -33,8 +34,6 @@ from .types import short_hash
 
 LOCK_FORMAT = 1
 LOCK_SUFFIX = ".lock.json"
-DEFAULT_GRACE = 3
-"""Deck versions after the one that marked a card obsolete that still ship it (then it leaves the lock)."""
 NID_STRIDE = 10
 """Note ids step by 10 ms so a note's card ids (note id + ordinal) never meet another note's."""
 # Provenance (file name and line) is not content: moving or reordering

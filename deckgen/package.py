@@ -21,6 +21,7 @@ from pathlib import Path
 import genanki
 
 from .atomic import atomic_files
+from .defaults import DEFAULT_DECK_NAME
 from .errors import OutputError
 from .markup import cloze_to_html, escape, to_html
 from .lock import FIELD_NAMES, BuiltNote, Lock, LockedNote, lock_path_for
@@ -28,7 +29,6 @@ from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model
 from .types import Card, CardKind
 
 GUID_NAMESPACE = "deckgen/v1"
-DEFAULT_DECK_NAME = "PR 设计决策"
 GLOSSARY_LABEL = "术语表"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 _TAG_UNSAFE = re.compile(r"[\s\"]+")

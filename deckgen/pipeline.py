@@ -8,9 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cards import make_cards
+from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .curriculum import Curriculum, apply_curriculum, load_data_files
-from .extract import extract_review
 from .gate import anki_cards
 from .lint import review_findings
 from .lock import DEFAULT_GRACE, Update, lock_path_for, read_lock, reconcile
@@ -18,12 +17,10 @@ from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
 from .parse import read_corpus
 from .progress import NO_PROGRESS, Progress, StageClock
-from .segment import get_segmenter
+from .results import entry_results
 from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
 from .types import BuildReport, Card, CardKind, DeckChanges, Level, Review
 
-DEFAULT_SOURCES = (Path("seeds"),)
-DEFAULT_OUTPUT = Path("decks") / "deckgen.apkg"
 MIN_CARDS_PER_PR = 3
 
 
@@ -40,31 +37,29 @@ class Corpus:
 
 
 def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
-                 glossary: Path | None = None, progress: Progress = NO_PROGRESS) -> Corpus:
+                 glossary: Path | None = None, progress: Progress = NO_PROGRESS, cache: bool = True,
+                 jobs: int = 1) -> Corpus:
     """Parse, extract and make cards for every entry named by *sources*; nothing is written.
 
     Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
     before any card is made.  *taxonomy* and *glossary* default to ``topics.toml`` and
     ``glossary.toml`` beside the seeds (see :mod:`deckgen.curriculum`).  *progress* hears of
-    each entry done and of each stage's time.
+    each entry done and of each stage's time.  *cache* reuses and keeps each entry's cards in
+    the per-user cache; *jobs* > 1 makes the entries the cache lacks in that many processes
+    (see :mod:`deckgen.results`).
     """
     sources = list(sources)
     clock = StageClock()
     with clock.measure("read"):
         scan = read_corpus(sources)
         topics, terms = load_data_files(sources, taxonomy, glossary)
-    with clock.measure("segmenter"):
-        seg = get_segmenter()
     reviews: list[Review] = []
     cards: list[Card] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
-    progress.begin(len(scan.entries))
-    for entry in scan.entries:
-        with clock.measure("extract"):
-            review = extract_review(entry, seg)
-        with clock.measure("cards"):
-            made = make_cards(review, seg)
-        progress.advance()
+    entries = scan.entries
+    with clock.measure("cards"):
+        made_all = entry_results(entries, cache=cache, jobs=jobs, progress=progress)
+    for entry, (review, made) in zip(entries, made_all.results):
         reviews.append(review)
         cards.extend(made)
         where = f"{entry.path}:{entry.title_line}"
@@ -72,12 +67,11 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         if count < MIN_CARDS_PER_PR:
             warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
         warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
-    progress.end()
     with clock.measure("topics"):
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms)
     clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
-                            "extract": f"{sum(len(r.facts) for r in reviews)} facts",
-                            "cards": f"{len(cards)} notes",
+                            "cards": f"{sum(len(r.facts) for r in reviews)} facts, {len(cards)} notes; "
+                                     f"{made_all.cached} of {len(entries)} entries from the cache",
                             "topics": f"{len(tagged) - len(cards)} glossary notes"})
     return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum)
 
@@ -121,10 +115,12 @@ def prepare_build(
     taxonomy: Path | None = None,
     glossary: Path | None = None,
     progress: Progress = NO_PROGRESS,
+    cache: bool = True,
+    jobs: int = 1,
 ) -> PreparedBuild:
     """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
     output = Path(output)
-    corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress)
+    corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
     old = read_lock(lock_path_for(output))
     stamp = build_timestamp() if timestamp is None else timestamp
     update = reconcile(old, [built_note(c) for c in corpus.cards], fingerprints(), now=stamp, grace=grace, prune=prune)
@@ -143,6 +139,8 @@ def build_deck(
     taxonomy: Path | None = None,
     glossary: Path | None = None,
     progress: Progress = NO_PROGRESS,
+    cache: bool = True,
+    jobs: int = 1,
 ) -> BuildReport:
     """Build the deck for the seed files or folders in *sources*; write it and its lock file beside it.
 
@@ -151,11 +149,15 @@ def build_deck(
     rebuild with no change is byte-identical.  Obsolete cards stay in the
     deck for *grace* more deck versions, or leave it now with *prune*.
 
+    *cache* (default on) reuses each unchanged entry's cards from the per-user
+    cache; *jobs* > 1 makes new entries' cards in that many processes.  Neither
+    changes a byte of the output.
+
     Raises :class:`~deckgen.errors.DeckgenError` with a message naming the file
     and line for bad input; nothing is written then.
     """
     prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune,
-                             taxonomy=taxonomy, glossary=glossary, progress=progress)
+                             taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
     clock = StageClock()
     with clock.measure("write"):
         write_apkg(prepared.plan, prepared.output)

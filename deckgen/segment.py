@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .cache import private_cache_dir
+from .postags import TagTable, load_tags
 
 if TYPE_CHECKING:  # jieba costs ~0.4 s to initialise; only load it when segmenting
     import jieba
@@ -69,6 +70,7 @@ class Token:
         return self.text.isspace()
 
 
+@lru_cache(maxsize=16384)  # pure, and asked again and again for the same phrases
 def units(text: str) -> int:
     """Length as a learner reads it: one per CJK character, one per English word or code span."""
     count = 0
@@ -86,7 +88,7 @@ class Segmenter:
         # CRITICAL, not ERROR: a failed cache dump is logged with a traceback at ERROR.
         jieba.setLogLevel(logging.CRITICAL)
         self._tk: jieba.Tokenizer = jieba.Tokenizer()
-        folder = private_cache_dir()
+        folder = self._folder = private_cache_dir()
         if folder is not None:
             self._tk.tmp_dir = str(folder)
         else:
@@ -96,10 +98,17 @@ class Segmenter:
             self._tk.initialized = True
         for word in DOMAIN_WORDS:
             self._tk.add_word(word, freq=100_000, tag="nz")
-        self._tags: dict[str, str] | None = None
+        self._tags: TagTable | None = None
+        self._own_tags = {**dict.fromkeys(DOMAIN_VERBS, "v"), **dict.fromkeys(DOMAIN_NOUNS, "n")}
+        # Extraction and the quality gate segment the same sentences and phrases
+        # several times (about 4 calls per distinct text); jieba is the cost.
+        self._memo = lru_cache(maxsize=4096)(self._tokenize)
 
     def tokenize(self, text: str) -> list[Token]:
         """Split *text* into tokens (whitespace dropped), protected spans kept whole."""
+        return list(self._memo(text))
+
+    def _tokenize(self, text: str) -> tuple[Token, ...]:
         tokens: list[Token] = []
         pos = 0
         for match in PROTECTED_RE.finditer(text):
@@ -109,7 +118,7 @@ class Segmenter:
             pos = match.end()
         if pos < len(text):
             tokens.extend(self._cut(text[pos:], pos))
-        return tokens
+        return tuple(tokens)
 
     def _cut(self, chunk: str, offset: int) -> list[Token]:
         out: list[Token] = []
@@ -128,24 +137,15 @@ class Segmenter:
 
         Only a look-up: jieba's posseg segments differently from ``tokenize``.
         """
+        own = self._own_tags.get(word)
+        if own is not None:
+            return own
         if self._tags is None:
-            self._tags = _load_tags(self._tk.get_dict_file())
-            self._tags.update((w, "v") for w in DOMAIN_VERBS)
-            self._tags.update((w, "n") for w in DOMAIN_NOUNS)
-        return self._tags.get(word, "")
+            self._tags = load_tags(self._tk, self._folder)  # kept in the private cache folder, if there is one
+        return self._tags.get(word)
 
     def is_known(self, word: str) -> bool:
         return bool(self._tk.FREQ.get(word))
-
-
-def _load_tags(dict_file: object) -> dict[str, str]:
-    tags: dict[str, str] = {}
-    with dict_file as f:  # type: ignore[attr-defined]
-        for raw in f:
-            parts = raw.decode("utf-8").split()
-            if len(parts) == 3:
-                tags[parts[0]] = parts[2]
-    return tags
 
 
 @lru_cache(maxsize=1)

@@ -7,11 +7,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 _PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
+@lru_cache(maxsize=16384)  # pure; the gate and the lock compare the same texts many times
 def norm(text: str) -> str:
     """Comparison form: NFKC, lower case, no whitespace or punctuation.
 
@@ -40,7 +42,7 @@ class Entry:
     title_line: int
     review_line: int
 
-    @property
+    @cached_property  # asked for every card, note and lock look-up
     def pr_key(self) -> str:
         """Identity of the PR: repository plus normalised summary.
 

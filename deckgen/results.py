@@ -1,0 +1,100 @@
+"""Each entry's review and cards: from the cache, else made here or in worker processes.
+
+The unit of work is one entry: :func:`~deckgen.extract.extract_review` then
+:func:`~deckgen.cards.make_cards`, which depend on nothing but the entry (and
+the code), so they can be cached per entry (:mod:`deckgen.resultcache`) and
+spread over processes (jieba is pure Python: threads would only take turns).
+The segmenter, hence jieba, is loaded only when some entry is not in the cache,
+and once per process.  Results come back in entry order whatever the route, so
+the deck is byte-identical with or without cache or workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from .progress import NO_PROGRESS, Progress
+from .resultcache import Result, ResultCache, decode, encode
+from .types import Entry
+
+MIN_ENTRIES_PER_JOB = 50
+"""With fewer entries to make than this per worker, they are made in this process: workers cost a start-up."""
+_CHUNK = 32
+
+
+@dataclass(frozen=True)
+class EntryResults:
+    results: tuple[Result, ...]
+    """(review, cards) of every entry, in entry order."""
+    cached: int
+    """How many came from the cache."""
+
+
+def make_result(entry: Entry) -> Result:
+    """One entry's review and cards (the segmenter is set up on first use, once per process)."""
+    from .cards import make_cards
+    from .extract import extract_review
+    from .segment import get_segmenter
+
+    seg = get_segmenter()
+    review = extract_review(entry, seg)
+    return review, tuple(make_cards(review, seg))
+
+
+def _encoded_results(entries: Sequence[Entry]) -> list[bytes]:
+    # Workers send results in the cache's format: the parent stores the bytes as they
+    # are and decodes them around its own Entry objects (no copies of the entries).
+    return [encode(e, make_result(e)) for e in entries]
+
+
+def entry_results(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1,
+                  progress: Progress = NO_PROGRESS) -> EntryResults:
+    """The review and cards of every entry, in entry order.
+
+    *cache* reads and fills the per-user results cache; *jobs* > 1 makes the
+    entries the cache lacks in up to that many worker processes (when there are
+    enough of them).  *progress* hears of every entry done.
+    """
+    store = ResultCache.open(cache)
+    progress.begin(len(entries))
+    results: list[Result | None] = [store.get(e) for e in entries]
+    cached = sum(r is not None for r in results)
+    progress.advance(cached)
+    missing = [entries[i] for i, r in enumerate(results) if r is None]
+    jobs = max(1, min(jobs, len(missing) // MIN_ENTRIES_PER_JOB))
+    made = _in_workers(missing, jobs, store) if jobs > 1 else _here(missing, store)
+    out = []
+    for result in results:
+        if result is None:
+            result = next(made)
+            progress.advance()
+        out.append(result)
+    progress.end()
+    return EntryResults(tuple(out), cached)
+
+
+def _here(entries: Sequence[Entry], store: ResultCache) -> Iterator[Result]:
+    for entry in entries:
+        result = make_result(entry)
+        if store.enabled:
+            store.put(entry, encode(entry, result))
+        yield result
+
+
+def _in_workers(entries: Sequence[Entry], jobs: int, store: ResultCache) -> Iterator[Result]:
+    chunks = [entries[i:i + _CHUNK] for i in range(0, len(entries), _CHUNK)]
+    # fork where it is safe and cheap (Linux): workers start with deckgen already imported.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        for chunk, encoded in zip(chunks, pool.map(_encoded_results, chunks)):
+            for entry, data in zip(chunk, encoded):
+                result = decode(data, entry)
+                if result is None:  # only a bug in encode/decode could get here: never lose an entry for it
+                    result = make_result(entry)
+                    data = encode(entry, result)
+                store.put(entry, data)
+                yield result

@@ -1,0 +1,205 @@
+"""The per-entry results cache and worker processes: never a different byte, never a crash, never shared."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import SEEDS
+from deckgen import resultcache, results
+from deckgen.resultcache import ResultCache, entry_key, extractor_version, source_version
+from deckgen.cli import cli
+from deckgen.lock import lock_path_for
+from deckgen.parse import parse_seed_file
+from deckgen.pipeline import build_deck
+
+T0 = 1_700_000_000
+
+
+@pytest.fixture(name="cache_dir")
+def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache folder of this test's own."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(name="seeds")
+def _seeds(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(SEEDS, tmp_path / "seeds"))
+
+
+def build(seeds: Path, out: Path, **options: object) -> tuple[bytes, bytes]:
+    """Build into *out* (a fresh folder: no lock file) and return the deck's and lock file's bytes."""
+    deck = out / "deck.apkg"
+    build_deck([seeds], deck, timestamp=T0, **options)  # type: ignore[arg-type]
+    return deck.read_bytes(), lock_path_for(deck).read_bytes()
+
+
+def cached_files(folder: Path) -> list[Path]:
+    return sorted(p for p in (folder / "results").rglob("*") if p.is_file())
+
+
+def no_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any attempt to extract an entry fail the test."""
+    def refuse(entry: object) -> None:
+        raise AssertionError(f"extracted {entry} although it is in the cache")
+
+    monkeypatch.setattr(results, "make_result", refuse)
+
+
+def test_cached_uncached_and_warm_builds_are_byte_identical(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    uncached = build(seeds, tmp_path / "a", cache=False)
+    assert not cache_dir.joinpath("results").exists()  # --no-cache neither reads nor writes
+    cold = build(seeds, tmp_path / "b")
+    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    assert len(cached_files(cache_dir)) == entries
+    no_extraction(monkeypatch)
+    warm = build(seeds, tmp_path / "c")
+    assert cold == uncached
+    assert warm == uncached
+
+
+def test_only_changed_entries_are_extracted_again(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    build(seeds, tmp_path / "a")
+    path = sorted(seeds.glob("*.txt"))[-1]
+    last = parse_seed_file(path)[-1]
+    path.write_text(path.read_text("utf-8").replace(last.review, last.review + "另外，采用缓存而非重算，以避免重复分词。"),
+                    encoding="utf-8")
+    made: list[str] = []
+    real = results.make_result
+    monkeypatch.setattr(results, "make_result", lambda entry: made.append(entry.title) or real(entry))
+    after = build(seeds, tmp_path / "b")
+    assert made == [last.title]
+    assert after == build(seeds, tmp_path / "c", cache=False)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "zeros", "garbage", "empty", "folder", "wrong-object"])
+def test_a_damaged_cache_file_is_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+    expected = build(seeds, tmp_path / "a")
+    victims = cached_files(cache_dir)
+    for path in victims:
+        data = path.read_bytes()
+        if damage == "truncate":
+            path.write_bytes(data[: len(data) // 2])
+        elif damage == "flip":
+            path.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+        elif damage == "zeros":
+            path.write_bytes(bytes(len(data)))
+        elif damage == "garbage":
+            path.write_bytes(b"\x80\x05garbage" * 50)
+        elif damage == "empty":
+            path.write_bytes(b"")
+        elif damage == "folder":
+            path.unlink()
+            path.mkdir()
+        else:  # intact framing around a pickle of something else: must be refused, not used
+            path.write_bytes(resultcache.encode_payload(b"\x80\x05\x95\x05\x00\x00\x00\x00\x00\x00\x00\x8c\x01x\x94."))
+    assert build(seeds, tmp_path / "b") == expected
+
+
+def test_cache_files_are_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+    build(seeds, tmp_path / "a")
+    folders = {p.parent for p in cached_files(cache_dir)} | {cache_dir / "results"}
+    assert all(stat.S_IMODE(f.stat().st_mode) & 0o077 == 0 for f in folders)
+    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in cached_files(cache_dir))
+
+
+def test_a_cache_folder_others_can_write_to_is_not_used(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+    cache_dir.mkdir()
+    cache_dir.chmod(0o777)  # e.g. DECKGEN_CACHE_DIR=/some/shared/folder: someone else could plant files
+    assert not ResultCache.open().enabled
+    expected = build(seeds, tmp_path / "a", cache=False)
+    assert build(seeds, tmp_path / "b") == expected
+    assert not (cache_dir / "results").exists()
+
+
+def test_entries_differing_in_anything_extraction_sees_have_different_keys(seeds: Path) -> None:
+    entry = parse_seed_file(sorted(seeds.glob("*.txt"))[0])[0]
+    from dataclasses import replace
+
+    variants = [replace(entry, review=entry.review + "。"), replace(entry, title=entry.title + "x"),
+                replace(entry, repo="a/b"), replace(entry, title_line=entry.title_line + 1),
+                replace(entry, review_line=entry.review_line + 1), replace(entry, path=entry.path.with_name("x.txt"))]
+    keys = {entry_key(e) for e in [entry, *variants]}
+    assert len(keys) == 1 + len(variants)
+
+
+def copy_package(tmp_path: Path) -> Path:
+    package = Path(resultcache.__file__).resolve().parent
+    return Path(shutil.copytree(package, tmp_path / "pkg", ignore=shutil.ignore_patterns("__pycache__")))
+
+
+@pytest.mark.parametrize(("module", "changes_version"), [
+    ("cards.py", True),  # an extraction-stage module
+    ("gate.py", True),
+    ("types.py", True),  # imported by them: the Card and Review classes
+    ("markup.py", True),  # imported by gate
+    ("cli.py", False),  # nothing to do with extraction
+    ("package.py", False),  # packaging runs on every build anyway
+])
+def test_extractor_version_follows_the_extraction_code(module: str, changes_version: bool, tmp_path: Path) -> None:
+    package = copy_package(tmp_path)
+    before = source_version(package)
+    with (package / module).open("a", encoding="utf-8") as f:
+        f.write("\n# an edit\n")
+    assert before is not None
+    assert (source_version(package) != before) is changes_version
+    assert extractor_version() == source_version(Path(resultcache.__file__).resolve().parent)
+
+
+def test_results_of_another_extractor_version_are_not_used(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    build(seeds, tmp_path / "a")
+    monkeypatch.setattr(resultcache, "extractor_version", lambda: "another-version")
+    made: list[str] = []
+    real = results.make_result
+    monkeypatch.setattr(results, "make_result", lambda entry: made.append(entry.title) or real(entry))
+    build(seeds, tmp_path / "b")
+    assert len(made) == sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+
+
+def test_stale_versions_are_removed_and_recent_ones_kept(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results_dir = cache_dir / "results"
+    old, recent = results_dir / "old-version", results_dir / "recent-version"
+    for folder in (old, recent):
+        folder.mkdir(parents=True, mode=0o700)
+        (folder / "x").write_bytes(b"")
+    results_dir.chmod(0o700)
+    cache_dir.chmod(0o700)
+    two_days_ago = os.stat(old).st_mtime - 2 * 86400
+    os.utime(old, (two_days_ago, two_days_ago))
+    assert ResultCache.open().enabled
+    assert not old.exists()
+    assert recent.exists()
+
+
+def test_jobs_give_the_same_deck_as_one_process(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(T0))
+    monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)  # the seeds are few: use workers anyway
+    used: list[int] = []
+    real = results._in_workers
+    monkeypatch.setattr(results, "_in_workers", lambda entries, jobs, store: used.append(jobs) or real(entries, jobs, store))
+    one, two = tmp_path / "one" / "deck.apkg", tmp_path / "two" / "deck.apkg"
+    assert runner.invoke(cli, ["build", str(seeds), "-o", str(one), "--no-cache", "-q"]).exit_code == 0
+    result = runner.invoke(cli, ["build", str(seeds), "-o", str(two), "--jobs", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    assert used == [2]
+    assert two.read_bytes() == one.read_bytes()
+    assert lock_path_for(two).read_bytes() == lock_path_for(one).read_bytes()
+    # What the workers made went to the cache like anything else.
+    assert len(cached_files(cache_dir)) == sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+
+
+def test_jobs_must_be_positive(runner: CliRunner, seeds: Path, tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["build", str(seeds), "-o", str(tmp_path / "d.apkg"), "--jobs", "0"])
+    assert result.exit_code == 2

@@ -1,0 +1,64 @@
+"""What a command loads: --help and lint never genanki; lint and a rebuild never jieba when the cache has everything.
+
+Behaviour, not timing: each command runs in a fresh interpreter and reports
+which of the two heavy libraries (jieba ~0.5 s to start, genanki) it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SEEDS
+
+HEAVY = ("jieba", "genanki")
+_PROBE = """
+import json, sys
+from deckgen.cli import cli
+try:
+    code = cli(sys.argv[1:], standalone_mode=False)
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "code": code}))
+""" % (HEAVY,)
+
+
+def loaded_by(args: list[str], cache: Path, cwd: Path) -> list[str]:
+    """The heavy modules a fresh interpreter imported to run ``deckgen ARGS``."""
+    env = {**os.environ, "DECKGEN_CACHE_DIR": str(cache), "SOURCE_DATE_EPOCH": "1700000000"}
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["code"] in (0, None), done.stdout + done.stderr
+    return report["loaded"]
+
+
+@pytest.fixture(name="seeds")
+def _seeds(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(SEEDS, tmp_path / "seeds"))
+
+
+@pytest.mark.parametrize("args", [["--help"], ["build", "--help"], ["lint", "--help"], ["--version"]])
+def test_help_loads_neither_jieba_nor_genanki(args: list[str], tmp_path: Path) -> None:
+    assert loaded_by(args, tmp_path / "cache", tmp_path) == []
+
+
+def test_lint_never_loads_genanki_and_with_a_warm_cache_not_jieba(seeds: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert loaded_by(["lint", str(seeds)], cache, tmp_path) == ["jieba"]  # cold: it has to segment
+    assert loaded_by(["lint", str(seeds)], cache, tmp_path) == []  # what the first run made is reused
+
+
+def test_rebuild_with_a_warm_cache_does_not_load_jieba(seeds: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    build = ["build", str(seeds), "-o", str(tmp_path / "out" / "deck.apkg"), "-q"]
+    assert loaded_by(build, cache, tmp_path) == ["jieba", "genanki"]
+    assert loaded_by(build, cache, tmp_path) == ["genanki"]
+    assert loaded_by([*build, "--no-cache"], cache, tmp_path) == ["jieba", "genanki"]
