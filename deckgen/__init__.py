@@ -13,33 +13,45 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import DeckgenError, OutputError, SeedError
+from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
 from .types import BuildReport, Card, Entry, Fact, Review
 
 if TYPE_CHECKING:
-    from .pipeline import build_corpus, build_deck
+    from .glossary import load_glossary
+    from .pipeline import build_corpus, build_deck, build_topic_deck, build_topic_decks, list_topics
+    from .topics import load_taxonomy
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BuildReport",
     "Card",
+    "DataFileError",
     "DeckgenError",
     "Entry",
     "Fact",
     "OutputError",
     "Review",
     "SeedError",
+    "UnknownTopic",
     "__version__",
     "build_corpus",
     "build_deck",
+    "build_topic_deck",
+    "build_topic_decks",
+    "list_topics",
+    "load_glossary",
+    "load_taxonomy",
 ]
+_LAZY = {"build_corpus": "pipeline", "build_deck": "pipeline", "build_topic_deck": "pipeline",
+         "build_topic_decks": "pipeline", "list_topics": "pipeline", "load_glossary": "glossary",
+         "load_taxonomy": "topics"}
 
 
 def __getattr__(name: str) -> Any:
     # The pipeline (and genanki with it) loads on first use, so `import deckgen.cli` stays light.
-    if name in ("build_corpus", "build_deck"):
-        from . import pipeline
+    if name in _LAZY:
+        from importlib import import_module
 
-        return getattr(pipeline, name)
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'deckgen' has no attribute {name!r}")

@@ -50,17 +50,22 @@ def write_seed(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def read_apkg(path: Path) -> list[tuple[str, list[str], str, int]]:
-    """(guid, fields, tags, mid) of every note in an .apkg, in note-id order."""
+def query_apkg(path: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
+    """The rows of *sql* run on the collection inside an .apkg."""
     with zipfile.ZipFile(path) as archive, archive.open("collection.anki2") as src:
         data = src.read()
     db = path.parent / (path.name + ".read.sqlite")
     db.write_bytes(data)
     try:
         with sqlite3.connect(db) as connection:
-            rows = connection.execute("select guid, flds, tags, mid from notes order by id").fetchall()
+            return connection.execute(sql).fetchall()
     finally:
         db.unlink()
+
+
+def read_apkg(path: Path) -> list[tuple[str, list[str], str, int]]:
+    """(guid, fields, tags, mid) of every note in an .apkg, in note-id order."""
+    rows = query_apkg(path, "select guid, flds, tags, mid from notes order by id")
     return [(guid, flds.split("\x1f"), tags.strip(), mid) for guid, flds, tags, mid in rows]
 
 
