@@ -15,7 +15,7 @@ import re
 import sqlite3
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import genanki
@@ -112,6 +112,8 @@ class DeckPlan:
     description: str = ""
     lock: Lock | None = None
     """When set: every card's GUID, note id and mtime, the obsolete notes to ship, note type mtimes."""
+    built: Mapping[Card, BuiltNote] = field(default_factory=dict)
+    """Notes already rendered by :func:`built_note` (the build renders every card for the lock first)."""
 
 
 def build_package(plan: DeckPlan) -> genanki.Package:
@@ -126,7 +128,7 @@ def build_package(plan: DeckPlan) -> genanki.Package:
         deck.add_note(note)
 
     for position, card in enumerate(plan.cards):
-        built = built_note(card)
+        built = plan.built.get(card) or built_note(card)
         locked = plan.lock.note_for(built.pr, built.key) if plan.lock else None
         guid = locked.guid if locked else built.guid
         mod = locked.mod if locked else (plan.mods or {}).get(guid, plan.timestamp)

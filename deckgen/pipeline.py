@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
@@ -123,8 +123,9 @@ def prepare_build(
     corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
     old = read_lock(lock_path_for(output))
     stamp = build_timestamp() if timestamp is None else timestamp
-    update = reconcile(old, [built_note(c) for c in corpus.cards], fingerprints(), now=stamp, grace=grace, prune=prune)
-    plan = full_plan(corpus, update.lock, deck_name=deck_name)
+    notes = [built_note(card) for card in corpus.cards]
+    update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
+    plan = replace(full_plan(corpus, update.lock, deck_name=deck_name), built=dict(zip(corpus.cards, notes)))
     return PreparedBuild(corpus, update, plan, output)
 
 
