@@ -61,7 +61,7 @@ class Staging:
         self.staged: list[tuple[Path, Path]] = []  # (temporary file, target), until committed
         self.committed = False
         self.targets: list[Path] = []
-        self._host = re.sub(r"[^A-Za-z0-9.]+", "_", socket.gethostname()) or "host"
+        self._host = _host()
 
     @contextmanager
     def open(self, target: Path) -> Iterator[BinaryIO]:
@@ -76,7 +76,7 @@ class Staging:
             raise OutputError(f"{folder}: cannot create the output folder ({_reason(exc)}); "
                               "create it or choose another output path") from None
         _sweep(folder, self._host)
-        temp = folder / f"{TEMP_PREFIX}{self._host}-{os.getpid()}-{secrets.token_hex(8)}{target.suffix}"
+        temp = _temp_name(folder, self._host, target.suffix)
         # Registered before it exists: an interrupt right after creation still removes it.
         self.staged.append((temp, target))
         self.targets.append(target)
@@ -197,6 +197,29 @@ def _signals_blocked() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "_", socket.gethostname()) or "host"
+
+
+def _temp_name(folder: Path, host: str, suffix: str) -> Path:
+    return folder / f"{TEMP_PREFIX}{host}-{os.getpid()}-{secrets.token_hex(8)}{suffix}"
+
+
+@contextmanager
+def scratch_file(folder: Path, suffix: str) -> Iterator[Path]:
+    """A path for a temporary working file in *folder*, removed when the block ends, however it ends.
+
+    Named like the staged files, so one left by a killed process is swept by the
+    next write into *folder*.  Use it inside :func:`atomic_files` for signal safety.
+    """
+    path = _temp_name(folder, _host(), suffix)
+    try:
+        yield path
+    finally:
+        with suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def _real_target(target: Path) -> Path:

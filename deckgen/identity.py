@@ -102,17 +102,26 @@ def pair_prs(new: dict[str, list[Sides]], old: dict[str, list[Sides]]) -> dict[s
     """New PR key → old PR key for PRs whose summary was reworded (same repository, mostly the same cards).
 
     Cards count as matching here only on exact signals (same kind and the same
-    key, answer or question): cheap enough for every pair of new and removed
-    PRs, and a corrected summary leaves the review, hence the keys, as they were.
+    key, answer or question): they can be looked up, so the cost grows with the
+    cards, not with pairs of new and removed PRs, and a corrected summary leaves
+    the review, hence the keys, as they were.
     """
     def signals(cards: list[Sides]) -> set[tuple[str, str, str]]:
         return {s for c in cards for s in (("k", c.kind, c.key), ("a", c.kind, c.answer), ("q", c.kind, c.question))
                 if s[2]}
 
     old_signals = {pr: signals(cards) for pr, cards in old.items()}
+    # Only old PRs sharing at least one signal can match (no shared signal: matched == 0), so look
+    # those up instead of trying every pair: linear in the cards, not in new PRs × removed PRs.
+    having: dict[tuple[str, str, str], set[str]] = {}
+    for old_pr, found in old_signals.items():
+        for signal in found:
+            having.setdefault(signal, set()).add(old_pr)
     scored = []
     for new_pr, new_cards in new.items():
-        for old_pr, old_cards in old.items():
+        candidates = set().union(*(having.get(s, ()) for s in signals(new_cards)))
+        for old_pr in sorted(candidates):
+            old_cards = old[old_pr]
             if new_pr.split("#")[0] != old_pr.split("#")[0]:
                 continue
             known = old_signals[old_pr]
@@ -124,7 +133,9 @@ def pair_prs(new: dict[str, list[Sides]], old: dict[str, list[Sides]]) -> dict[s
             if title >= SIMILAR_TITLE or 2 * matched >= larger:
                 scored.append((-matched, -title, new_pr, old_pr))
     mapping: dict[str, str] = {}
+    taken: set[str] = set()
     for _, _, new_pr, old_pr in sorted(scored):
-        if new_pr not in mapping and old_pr not in mapping.values():
+        if new_pr not in mapping and old_pr not in taken:
             mapping[new_pr] = old_pr
+            taken.add(old_pr)
     return mapping

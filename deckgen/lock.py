@@ -18,7 +18,7 @@ plus this build's notes in, new lock plus what changed out.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -178,20 +178,22 @@ class Lock:
 
     def to_text(self) -> str:
         """Stable JSON: sorted keys, one note per line (sorted by PR and key), a final newline."""
+        return "".join(self.text_chunks())
+
+    def text_chunks(self) -> Iterator[str]:
+        """:meth:`to_text` a note at a time: a lock of 100,000 PRs is half a gigabyte of text."""
         def line(value: object) -> str:
             return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
         notes = sorted(self.notes, key=lambda n: (n.pr, n.key, n.guid))  # already so when made by reconcile
         types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
                  for mid, s in sorted(self.notetypes.items())}
-        parts = [
-            f'"format": {LOCK_FORMAT}',
-            '"notes": [' + ",".join("\n" + line(n.to_json()) for n in notes) + ("\n]" if notes else "]"),
-            '"notetypes": {' + ",".join(f"\n{line(k)}: {line(v)}" for k, v in types.items()) + ("\n}" if types else "}"),
-            f'"schema": {self.schema}',
-            f'"version": {self.version}',
-        ]
-        return "{\n" + ",\n".join(parts) + "\n}\n"
+        yield f'{{\n"format": {LOCK_FORMAT},\n"notes": ['
+        for index, note in enumerate(notes):
+            yield ("," if index else "") + "\n" + line(note.to_json())
+        yield ("\n]" if notes else "]") + ",\n"
+        yield '"notetypes": {' + ",".join(f"\n{line(k)}: {line(v)}" for k, v in types.items()) + ("\n}" if types else "}")
+        yield f',\n"schema": {self.schema},\n"version": {self.version}\n}}\n'
 
     @classmethod
     def from_text(cls, text: str, path: Path) -> Lock:

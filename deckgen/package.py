@@ -12,15 +12,18 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 import sqlite3
 import zipfile
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import genanki
 
-from .atomic import atomic_files
+from .atomic import atomic_files, scratch_file
 from .defaults import DEFAULT_DECK_NAME
 from .errors import OutputError
 from .markup import cloze_to_html, escape, to_html
@@ -152,13 +155,16 @@ def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | Non
     output = Path(output)
     if output.is_dir():
         raise OutputError(f"{output}: is a folder; give a file name such as {output / 'deck.apkg'}")
-    data = apkg_bytes(plan)
-    also = dict(also or {})
-    if plan.lock is not None:
-        also[lock_path_for(output)] = plan.lock.to_text().encode("utf-8")
+    # Streamed, not built in memory: the collection goes to a scratch file beside the deck and the
+    # lock file is written a note at a time (a deck of 100,000 PRs is ~0.6 GB of SQLite, ~0.5 GB of lock).
     with atomic_files() as staging:
-        staging.write_bytes(output, data)
-        for path, content in sorted(also.items()):
+        with staging.open(output) as handle:
+            _write_apkg_to(plan, handle, scratch=output.parent)
+        if plan.lock is not None:
+            with staging.open(lock_path_for(output)) as handle:
+                for chunk in plan.lock.text_chunks():
+                    handle.write(chunk.encode("utf-8"))
+        for path, content in sorted((also or {}).items()):
             staging.write_bytes(path, content)
     return output
 
@@ -173,31 +179,72 @@ def write_decks(plans: Mapping[Path, DeckPlan], *, also: Mapping[Path, bytes] | 
 
 
 def apkg_bytes(plan: DeckPlan) -> bytes:
-    """The .apkg as bytes: an in-memory collection, zipped with fixed dates and order.
+    """The .apkg as bytes, made in memory (the same bytes :func:`write_apkg` writes)."""
+    buffer = io.BytesIO()
+    _write_apkg_to(plan, buffer, scratch=None)
+    return buffer.getvalue()
+
+
+def _write_apkg_to(plan: DeckPlan, handle: BinaryIO, *, scratch: Path | None) -> None:
+    """The .apkg into *handle*: the collection (in a scratch file in folder *scratch*, else in memory), zipped
+    with fixed dates and order.
 
     Never genanki's ``write_to_file``, which leaves a temporary SQLite file in
     ``$TMPDIR`` on every call and writes non-reproducible zips.
     """
+    with ExitStack() as stack:
+        if scratch is None:
+            connection = sqlite3.connect(":memory:")
+        else:
+            path = stack.enter_context(scratch_file(scratch, ".anki2"))
+            connection = sqlite3.connect(path)
+            # A scratch file: nothing to roll back to, nothing to make durable.
+            connection.execute("pragma journal_mode = off")
+            connection.execute("pragma synchronous = off")
+        try:
+            _fill_collection(plan, connection)
+            collection = connection.serialize() if scratch is None else None
+        finally:
+            connection.close()
+        with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            info = _zip_info("collection.anki2")
+            if collection is not None:
+                archive.writestr(info, collection)
+            else:
+                info.file_size = path.stat().st_size  # as writestr sets it: the same local header
+                with path.open("rb") as src, archive.open(info, "w") as dest:
+                    dest.write(_as_in_memory(src.read(100)))
+                    shutil.copyfileobj(src, dest, 1 << 20)
+            archive.writestr(_zip_info("media"), json.dumps({}).encode())
+
+
+def _fill_collection(plan: DeckPlan, connection: sqlite3.Connection) -> None:
     package = build_package(plan)
-    connection = sqlite3.connect(":memory:")
-    try:
-        id_gen = iter(range(plan.timestamp * 1000, plan.timestamp * 1000 + 10_000_000))
-        cursor = connection.cursor()
-        package.write_to_db(cursor, plan.timestamp, id_gen)
-        if plan.lock is not None:
-            _date_notetypes(cursor, {mid: state.changed for mid, state in plan.lock.notetypes.items()})
-        connection.commit()
-        collection = connection.serialize()
-    finally:
-        connection.close()
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in (("collection.anki2", collection), ("media", json.dumps({}).encode())):
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, data)
-    return buffer.getvalue()
+    id_gen = iter(range(plan.timestamp * 1000, plan.timestamp * 1000 + 10_000_000))
+    cursor = connection.cursor()
+    package.write_to_db(cursor, plan.timestamp, id_gen)
+    if plan.lock is not None:
+        _date_notetypes(cursor, {mid: state.changed for mid, state in plan.lock.notetypes.items()})
+    connection.commit()
+
+
+def _as_in_memory(header: bytes) -> bytes:
+    """A database file's 100-byte header as an in-memory database's image has it.
+
+    A file records its change counter (bytes 24-27), the counter its size field
+    is valid for and the SQLite version that wrote it (92-99); an in-memory
+    database leaves all three zero.  Zeroing them makes the deck the same bytes
+    whichever way it was made (and across SQLite versions); SQLite reads zero =
+    zero as "the size field is valid", as in every deck made in memory.
+    """
+    return header[:24] + bytes(4) + header[28:92] + bytes(8) + header[100:]
+
+
+def _zip_info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
 
 
 def _date_notetypes(cursor: sqlite3.Cursor, mods: dict[int, int]) -> None:
