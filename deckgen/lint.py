@@ -69,7 +69,8 @@ def review_findings(review: Review) -> list[SeedFinding]:
     findings: list[SeedFinding] = []
     if review.verdict == Verdict.UNKNOWN:
         findings.append(SeedFinding(entry.path, entry.review_line, Level.WARNING,
-                                    "no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review"))
+                                    "no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review",
+                                    "say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读"))
     if not review.facts:
         findings.append(SeedFinding(
             entry.path, entry.review_line, Level.WARNING, "no design decision found in the review",

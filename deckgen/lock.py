@@ -18,6 +18,7 @@ plus this build's notes in, new lock plus what changed out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -203,19 +204,35 @@ class Lock:
             if data.get("format") != LOCK_FORMAT:
                 raise DeckgenError(f"{path}: lock file format {data.get('format')!r}; this deckgen reads format {LOCK_FORMAT} "
                                    "(use the deckgen version that wrote it)")
-            return cls(
+            lock = cls(
                 version=int(data["version"]),
                 schema=int(data["schema"]),
                 notes=tuple(LockedNote.from_json(n) for n in data["notes"]),
                 notetypes={int(k): NoteTypeState(str(v["hash"]), str(v["shape"]), int(v["changed"]))
                            for k, v in data["notetypes"].items()},
             )
+            _refuse_repeats(lock.notes, text, path, fix)
+            return lock
         except json.JSONDecodeError as exc:
             raise DeckgenError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); {fix}") from None
         except KeyError as exc:
             raise DeckgenError(f"{path}: not a deckgen lock file (missing {exc}); {fix}") from None
         except (TypeError, ValueError, AttributeError) as exc:
             raise DeckgenError(f"{path}: not a deckgen lock file (bad value: {exc}); {fix}") from None
+
+
+def _refuse_repeats(notes: Sequence[LockedNote], text: str, path: Path, fix: str) -> None:
+    """Two notes with one GUID or one note id (a bad merge of the lock file) cannot both be in a deck."""
+    for name, attribute in (("GUID", "guid"), ("note id", "nid")):
+        seen: set[object] = set()
+        for note in notes:
+            value = getattr(note, attribute)
+            if value in seen:
+                literal = re.compile(rf'"{attribute}":\s*{re.escape(json.dumps(value, ensure_ascii=False))}')
+                places = [m.start() for m in literal.finditer(text)]
+                where = f"{path}:{text.count(chr(10), 0, places[1]) + 1}" if len(places) > 1 else f"{path}"
+                raise DeckgenError(f"{where}: {name} {value} appears on two notes; {fix}")
+            seen.add(value)
 
 
 def read_lock(path: Path) -> Lock | None:

@@ -7,6 +7,7 @@ line, and a review paragraph of one or more lines.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -41,10 +42,23 @@ def find_seed_files(sources: Iterable[Path]) -> list[Path]:
         elif source.exists():
             files.append(source)
         elif source.is_symlink():
-            raise SeedError(source, None, "broken symbolic link", "point it at a seed file")
+            raise SeedError(source, None, _bad_link(source), _LINK_FIX)
         else:
             raise SeedError(source, None, "no such file or folder", "check the path")
     return files
+
+
+_LINK_FIX = "point the link at a seed file, or remove it"
+
+
+def _bad_link(path: Path) -> str:
+    """What is wrong with a symbolic link that leads to no file: a loop, or nothing at its end."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return "broken symbolic link"
 
 
 def _walk_txt(folder: Path) -> Iterator[Path]:
@@ -179,16 +193,18 @@ def _read_text(path: Path) -> tuple[str | None, list[SeedFinding]]:
     except PermissionError:
         return error(None, "permission denied", "make the file readable")
     except OSError as exc:
-        return error(None, f"cannot read: {exc.strerror or exc}")
+        if path.is_symlink():  # found in a folder walk: a loop, or a link to nothing
+            return error(None, _bad_link(path), _LINK_FIX)
+        return error(None, f"cannot read: {exc.strerror or exc}", "check the file and the disk")
     nul = data.find(b"\x00")
     if nul >= 0:
         return error(data.count(b"\n", 0, nul) + 1, f"NUL byte at byte offset {nul}: this looks like a binary file",
-                     "seed files are UTF-8 text")
+                     "seed files are UTF-8 text: move this file out of the seed folder, or remove the NUL bytes")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return error(data.count(b"\n", 0, exc.start) + 1, f"not valid UTF-8 at byte offset {exc.start}",
-                     "re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8")
+                     "re-save the file as UTF-8: iconv -f GBK -t UTF-8 for Chinese text, -f LATIN1 for Western")
     return text.replace("\r\n", "\n").replace("\r", "\n"), []
 
 

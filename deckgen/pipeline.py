@@ -65,7 +65,8 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         where = f"{entry.path}:{entry.title_line}"
         count = sum(anki_cards(c) for c in made)
         if count < MIN_CARDS_PER_PR:
-            warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read")
+            warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read "
+                            "(name each decision explicitly: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y)")
         warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
     with clock.measure("topics"):
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms)

@@ -16,7 +16,8 @@ HINT = "a seed file is: the repository on line 1, then entries of one summary li
 def expected_lines(folder: Path) -> list[str]:
     """What the fixture corpus tests/fixtures/lint holds, one line per problem planted in it."""
     a, b, c, d, e = (folder / n for n in ("a_content.txt", "b_structure.txt", "c_empty.txt", "d_gbk.txt", "e_no_repo.txt"))
-    no_verdict = "no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review"
+    no_verdict = ("no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review "
+                  "(say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读)")
     no_decision = ("no design decision found in the review (name decisions as 1) 2) … or **名称**: 说明, "
                    "or with connectives such as 采用 X 而非 Y, X，以避免 Y)")
     return [
@@ -27,7 +28,7 @@ def expected_lines(folder: Path) -> list[str]:
         f"{b}:7: error: review paragraph without a PR summary line before it (add the one-line summary, then a blank line, above the review)",
         f"{b}:9: error: PR summary without a review paragraph (add a blank line and the review paragraph after it, or remove the summary)",
         f"{c}: error: empty file ({HINT})",
-        f"{d}:3: error: not valid UTF-8 at byte offset 20 (re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8)",
+        f"{d}:3: error: not valid UTF-8 at byte offset 20 (re-save the file as UTF-8: iconv -f GBK -t UTF-8 for Chinese text, -f LATIN1 for Western)",
         f"{e}:1: error: first line must name the GitHub repository as owner/name, found '为缓存引入分段 LRU，降低锁冲突。' ({HINT})",
         f"{e}:1: warning: unknown acronym LRU (add a [[term]] for it to {folder / 'glossary.toml'}, or list it in ignore = [...])",
     ]

@@ -147,7 +147,7 @@ def test_unreadable_file_is_one_finding(tmp_path: Path) -> None:
     path = tmp_path / "gbk.txt"
     path.write_bytes("o/r\n\n标题\n\n评论\n".encode("gbk"))
     assert [str(f) for f in scan_seed_file(path).findings] == [
-        f"{path}:3: error: not valid UTF-8 at byte offset 5 (re-save the file as UTF-8, e.g. iconv -f GBK -t UTF-8)"]
+        f"{path}:3: error: not valid UTF-8 at byte offset 5 (re-save the file as UTF-8: iconv -f GBK -t UTF-8 for Chinese text, -f LATIN1 for Western)"]
 
 
 def test_duplicate_pr_in_one_file_is_an_error(tmp_path: Path) -> None:

@@ -114,8 +114,8 @@ PRs with fewer than 3 cards: 1
   {seed}:3  0 card(s)  调整日志格式。
 decisions that produced no card: 0
 warnings: 3
-  {seed}:3: only 0 card(s) for this PR; the review names few decisions deckgen can read
-  {seed}:5: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review
+  {seed}:3: only 0 card(s) for this PR; the review names few decisions deckgen can read (name each decision explicitly: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y)
+  {seed}:5: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review (say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读)
   {seed}:5: no design decision found in the review (name decisions as 1) 2) … or **名称**: 说明, or with connectives such as 采用 X 而非 Y, X，以避免 Y)
 """
 
