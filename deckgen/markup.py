@@ -107,3 +107,41 @@ def cloze_to_html(text: str) -> str:
         pos = match.end()
     out.append(to_html(text[pos:]))
     return "".join(out)
+
+
+_OWN_TAGS = r"</?code>|</?b>|<span></span>"
+_OWN_MARKUP_RE = re.compile(_OWN_TAGS)
+_OWN_CLOZE_MARKUP_RE = re.compile(rf"{_OWN_TAGS}|\{{\{{c\d+::|\}}\}}")
+
+
+def sanitize_html(value: str, *, cloze: bool = False) -> str:
+    """Field HTML that deckgen once wrote, read back from elsewhere (the lock file), made safe again.
+
+    Only deckgen's own markup survives (``<code>``, ``<b>``, the MathJax-breaking
+    ``<span></span>`` and, in a cloze field, ``{{cN::…}}``); everything between
+    is decoded and escaped anew.  For fields deckgen wrote this is the identity;
+    an edited lock file cannot smuggle markup onto a card.
+    """
+    out: list[str] = []
+    pos = 0
+    deletion_open = False
+    for match in (_OWN_CLOZE_MARKUP_RE if cloze else _OWN_MARKUP_RE).finditer(value):
+        out.append(_reescape(value[pos : match.start()], deletion_open))
+        token = match.group()
+        if token.startswith("{{"):
+            deletion_open = True
+        elif token == "}}":
+            if not deletion_open:  # a "}}" deckgen never wrote: text
+                token = escape(token)
+            deletion_open = False
+        out.append(token)
+        pos = match.end()
+    out.append(_reescape(value[pos:], deletion_open))
+    if deletion_open:
+        out.append("}}")
+    return "".join(out)
+
+
+def _reescape(text: str, in_deletion: bool) -> str:
+    escaped = escape(html.unescape(text))
+    return escaped.replace(":", "&#58;") if in_deletion else escaped

@@ -26,7 +26,7 @@ import genanki
 from .atomic import atomic_files, scratch_file
 from .defaults import DEFAULT_DECK_NAME
 from .errors import OutputError
-from .markup import cloze_to_html, escape, to_html
+from .markup import cloze_to_html, escape, sanitize_html, to_html
 from .lock import FIELD_NAMES, BuiltNote, Lock, LockedNote, lock_path_for
 from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model
 from .types import Card, CardKind
@@ -78,8 +78,12 @@ def obsolete_note(note: LockedNote) -> tuple[list[str], list[str]]:
     """Fields and tags of a note whose source disappeared: what users have, plus a banner and a tag."""
     names = FIELD_NAMES[note.model]
     stored = [*note.fields, *[""] * (len(names) - len(note.fields))]  # a field added since it was stored
-    fields = [escape(OBSOLETE_BANNER) if name == "Status" else value for name, value in zip(names, stored)]
-    return fields, sorted({*note.tags, OBSOLETE_TAG})
+    # The lock file is input too (edited by hand, merged by git): its HTML is made safe again.
+    cloze = note.model == CLOZE_MODEL_ID
+    fields = [escape(OBSOLETE_BANNER) if name == "Status" else sanitize_html(value, cloze=cloze)
+              for name, value in zip(names, stored)]
+    tags = {tag(t) for t in note.tags} - {""}
+    return fields, sorted({*tags, OBSOLETE_TAG})
 
 
 class DeckNote(genanki.Note):

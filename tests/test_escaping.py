@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import replace
@@ -12,7 +13,8 @@ import pytest
 
 from conftest import FIXTURES, AnkiCollection
 from deckgen import build_deck
-from deckgen.markup import deletion, escape
+from deckgen.markup import deletion, escape, sanitize_html
+from deckgen.notetypes import CLOZE_MODEL_ID
 from deckgen.package import DeckPlan, write_apkg
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
 
@@ -145,3 +147,43 @@ def test_double_colon_inside_a_deletion_is_not_a_hint(anki: AnkiCollection, tmp_
 )
 def test_escape_neutralises_anki_markup(text: str, html: str) -> None:
     assert escape(text) == html
+
+
+def test_lock_file_cannot_smuggle_markup_onto_obsolete_cards(anki: AnkiCollection, tmp_path: Path) -> None:
+    """The lock file is input too: an obsolete note's fields come from it, and an edited one stays inert text."""
+    out = tmp_path / "deck.apkg"
+    build_deck([FIXTURES / "good.txt"], out, timestamp=1_600_000_000)
+    lock = out.with_suffix(".lock.json")
+    data = json.loads(lock.read_text(encoding="utf-8"))
+    planted = []
+    for index, note in enumerate(data["notes"][:2]):  # one cloze note and one Q/A note
+        fake = dict(note, key=f"{note['kind']}:gone{index}", guid=f"planted-{index}", nid=note["nid"] + 999 + index)
+        fake["fields"] = ["<img src=x onerror=alert(1)>{{c1::torch::Tensor}}" if note["kind"] == "cloze" else
+                          "<script>alert(2)</script> [sound:x.mp3]", "\\(\\href{javascript:alert(3)}{x}\\) }}",
+                          *note["fields"][2:]]
+        fake["tags"] = [*note["tags"], "bad tag"]
+        planted.append(fake)
+    data["notes"].extend(planted)
+    lock.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    build_deck([FIXTURES / "good.txt"], out, timestamp=1_700_000_000)
+
+    anki.import_apkg(out)
+    text = ""
+    for card, question, answer in rendered(anki):
+        assert_inert(card, question)
+        assert_inert(card, answer)
+        text += question.visible + answer.visible
+    for literal in ("<img src=x onerror=alert(1)>", "<script>alert(2)</script> [sound:x.mp3]",
+                    "\\(\\href{javascript:alert(3)}{x}\\) }}", "torch::Tensor"):
+        assert literal in text
+    planted_ids = anki.col.find_notes("tag:bad_tag")
+    assert len(planted_ids) == 2
+    assert all("deckgen::obsolete" in anki.col.get_note(nid).tags for nid in planted_ids)
+
+
+def test_sanitizing_deckgen_s_own_fields_changes_nothing(seeds_deck: Path) -> None:
+    """Read back from the lock file, every field deckgen wrote is kept byte for byte (no churn in users' notes)."""
+    data = json.loads(seeds_deck.with_suffix(".lock.json").read_text(encoding="utf-8"))
+    fields = [(field, note["model"] == CLOZE_MODEL_ID) for note in data["notes"] for field in note["fields"]]
+    assert len(fields) > 100
+    assert [f for f, cloze in fields if sanitize_html(f, cloze=cloze) != f] == []
