@@ -1,13 +1,18 @@
-"""No crash on any input: arbitrary bytes, arbitrary text and mutated real seed files end in a deck or a DeckgenError.
+"""No crash on any input: arbitrary bytes, arbitrary text, mutated real seed files, data files
+and lock files end in a deck or a DeckgenError that names the file.
 
 Each property runs FUZZ_EXAMPLES examples (2,000 by default; set DECKGEN_FUZZ_EXAMPLES
 for a longer hunt).  The pipeline properties stop at the deck's bytes in memory:
 writing them is the atomic writer's business (tests/test_atomic.py), and a disk
-write per example would cost more than the whole pipeline.
+write per example would cost more than the whole pipeline.  The seed properties
+run without the results cache (every example would add a cache file and skip
+nothing); the data-file and lock-file properties build one fixed seed file, so
+the cache makes their extraction free.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import tempfile
@@ -173,10 +178,16 @@ def assert_user_error(exc: DeckgenError, path: Path) -> None:
     assert len(message) > len(f"{path}: ") + 5, message
 
 
-def build_in_memory(path: Path) -> None:
-    """The whole pipeline on one seed file: a deck (checked to open as one) or a DeckgenError naming the file."""
+def build_in_memory(path: Path, *, source: Path | None = None, output: Path | None = None) -> None:
+    """The whole pipeline: a deck (checked to open as one) or a DeckgenError naming *path*, the file at fault.
+
+    *source* (default *path*) is what is built; *output* (default beside it) where
+    the lock file is looked for.
+    """
+    source = source or path
+    output = output or path.parent.parent / "out" / "deck.apkg"
     try:
-        prepared = prepare_build([path], path.parent.parent / "out" / "deck.apkg", timestamp=1_700_000_000)
+        prepared = prepare_build([source], output, timestamp=1_700_000_000, cache=source != path)
     except DeckgenError as exc:
         assert_user_error(exc, path)
         return
@@ -190,8 +201,80 @@ def build_in_memory(path: Path) -> None:
         fields = [row[0] for row in connection.execute("select flds from notes")]
     finally:
         connection.close()
-    assert len(guids) == len(set(guids)) == len(prepared.plan.cards)
+    assert len(guids) == len(set(guids)) >= len(prepared.plan.cards)  # plus the obsolete notes the lock ships
     assert all(flds.count("\x1f") in (6, 7) for flds in fields)  # the note types' field counts, minus one
+
+
+DATA_FILES = {name: (SEEDS / name).read_text(encoding="utf-8") for name in ("topics.toml", "glossary.toml")}
+TOML_SNIPPETS = st.sampled_from(["[[topic]]", "[[term]]", 'id = "x"', 'term = "KV"', "keywords = [", "]", '"', "'''",
+                                 "= ", "\\u0000", "\\x", "min_hits = -1", 'min_hits = "2"', "aliases = 3", "#", ".", ","])
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def mutated_data_file(draw: st.DrawFn) -> tuple[str, bytes]:
+    """topics.toml or glossary.toml from seeds/, mutated line-wise (TOML pieces too) and now and then byte-wise."""
+    name = draw(st.sampled_from(sorted(DATA_FILES)))
+    lines = DATA_FILES[name].split("\n")
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            i = draw(st.integers(0, len(lines)))
+            lines = lines[:i] + [draw(TOML_SNIPPETS)] + lines[i:]
+        else:
+            lines = draw(_line_mutation(lines))
+    data = "\n".join(lines).encode("utf-8")
+    if not draw(st.integers(0, 4)):
+        data = draw(_byte_mutation(data))
+    return name, data
+
+
+def _json_paths(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _json_paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _json_paths(item, (*path, index))
+
+
+@st.composite
+def mutated_lock(draw: st.DrawFn, text: str) -> bytes:
+    """A real lock file with values replaced, keys deleted or list items repeated; sometimes broken as text."""
+    data = json.loads(text)
+    for _ in range(draw(st.integers(1, 4))):
+        paths = [p for p in _json_paths(data) if p]
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        parent = data
+        for step in path[:-1]:
+            parent = parent[step]
+        action = draw(st.sampled_from(["replace", "replace", "delete", "repeat"]))
+        if action == "replace":
+            parent[path[-1]] = draw(JSON_VALUES)
+        elif action == "delete":
+            del parent[path[-1]]
+        elif isinstance(parent, list):
+            parent.insert(path[-1], parent[path[-1]])
+    raw = json.dumps(data, ensure_ascii=False, indent=0).encode("utf-8")
+    if not draw(st.integers(0, 4)):
+        raw = draw(_byte_mutation(raw))
+    return raw
+
+
+@pytest.fixture(scope="module", name="good_lock")
+def _good_lock(scratch: Path) -> str:
+    """The lock file a first build of tests/fixtures/good.txt writes."""
+    from deckgen import build_deck
+
+    out = scratch / "first" / "deck.apkg"
+    build_deck([FIXTURES / "good.txt"], out, timestamp=1_600_000_000)
+    return out.with_suffix(".lock.json").read_text(encoding="utf-8")
 
 
 @FUZZ
@@ -216,3 +299,27 @@ def test_pipeline_on_arbitrary_text(scratch: Path, text: str) -> None:
 @given(data=mutated_seed())
 def test_pipeline_on_mutated_seed_files(scratch: Path, data: bytes) -> None:
     build_in_memory(seed_file(scratch, data))
+
+
+@FUZZ
+@given(case=mutated_data_file())
+def test_pipeline_on_mutated_data_files(scratch: Path, case: tuple[str, bytes]) -> None:
+    """A broken topics.toml or glossary.toml beside the seeds: a deck, or a DataFileError naming it."""
+    name, data = case
+    folder = scratch / "with-data"
+    folder.mkdir(exist_ok=True)
+    (folder / "good.txt").write_bytes((FIXTURES / "good.txt").read_bytes())
+    for other in DATA_FILES:
+        (folder / other).unlink(missing_ok=True)
+    (folder / name).write_bytes(data)
+    build_in_memory(folder / name, source=folder, output=scratch / "data-out" / "deck.apkg")
+
+
+@FUZZ
+@given(data=st.data())
+def test_pipeline_on_mutated_lock_files(scratch: Path, good_lock: str, data: st.DataObject) -> None:
+    """A damaged lock file beside the deck: a deck, or a DeckgenError naming the lock file."""
+    lock = scratch / "lock-out" / "deck.lock.json"
+    lock.parent.mkdir(exist_ok=True)
+    lock.write_bytes(data.draw(mutated_lock(good_lock)))
+    build_in_memory(lock, source=FIXTURES / "good.txt", output=lock.parent / "deck.apkg")
