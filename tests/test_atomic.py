@@ -19,20 +19,32 @@ from deckgen.atomic import TEMP_PREFIX, atomic_files
 from deckgen.cli import cli
 from deckgen.errors import OutputError
 
-# A build whose disk is slow: the Nth fsync (the Nth file staged) announces itself and hangs,
-# so the test can signal the process while it is provably in the middle of writing.
+# A build whose disk is slow.  Its write steps are: streaming the collection into the
+# staged deck (shutil.copyfileobj) and fsyncing each staged file.  At step N it announces
+# itself and hangs, so the test can signal the process while it is provably in the middle
+# of writing; with N = 0 it counts the steps and reports them when it exits.
 SLOW_DISK = """
-import os, sys, time
+import atexit, os, shutil, sys, time
 from pathlib import Path
+from deckgen.atomic import TEMP_PREFIX
 marker, pause_at = Path(sys.argv[1]), int(sys.argv[2])
-real_fsync, calls = os.fsync, [0]
-def fsync(fd):
-    calls[0] += 1
-    if calls[0] == pause_at:
+steps = [0]
+def step():
+    steps[0] += 1
+    if steps[0] == pause_at:
         marker.write_text("writing")
         time.sleep(120)
-    real_fsync(fd)
-os.fsync = fsync
+def slow(real, counts=lambda *args: True):
+    def wrapper(*args, **kwargs):
+        if counts(*args):
+            step()
+        return real(*args, **kwargs)
+    return wrapper
+staged = lambda fd: os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(TEMP_PREFIX)
+os.fsync = slow(os.fsync, staged)
+shutil.copyfileobj = slow(shutil.copyfileobj)
+if not pause_at:
+    atexit.register(lambda: marker.write_text(str(steps[0])))
 from deckgen.cli import cli
 cli(sys.argv[3:], prog_name="deckgen")
 """
@@ -69,17 +81,37 @@ def start_slow_build(out: Path, marker: Path, pause_at: int, env: dict[str, str]
     return process
 
 
-@pytest.fixture(name="previous")
-def _previous(tmp_path: Path, runner: CliRunner) -> Path:
+def previous_build(out: Path) -> Path:
     """An output folder holding the previous build (deck, and lock file when the build writes one)."""
-    out = tmp_path / "decks" / "deck.apkg"
-    result = runner.invoke(cli, ["build", str(SEEDS), "-o", str(out)], env={"SOURCE_DATE_EPOCH": "1700000000"})
+    result = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(out)], env={"SOURCE_DATE_EPOCH": "1700000000"})
     assert result.exit_code == 0, result.output
     return out
 
 
-def files_written(previous: Path) -> int:
-    return len(list(previous.parent.iterdir()))
+@pytest.fixture(name="previous")
+def _previous(tmp_path: Path) -> Path:
+    return previous_build(tmp_path / "decks" / "deck.apkg")
+
+
+@pytest.fixture(scope="module", name="control")
+def _control(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, bytes], dict[str, bytes]]:
+    """The slow build, not interrupted: its number of write steps, and the folder before and after."""
+    out = previous_build(tmp_path_factory.mktemp("control") / "decks" / "deck.apkg")
+    before = snapshot(out.parent)
+    marker = out.parent.parent / "steps"
+    process = start_slow_build(out, marker, pause_at=0)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    return int(marker.read_text()), before, snapshot(out.parent)
+
+
+def test_the_interrupted_build_would_have_changed_every_file(control: tuple[int, dict[str, bytes],
+                                                                            dict[str, bytes]]) -> None:
+    """Control for the signal tests: the same build, not interrupted, replaces every previous file."""
+    steps, before, after = control
+    assert after.keys() == before.keys()
+    assert all(after[name] != before[name] for name in before)
+    assert steps >= len(before)  # at least one fsync per file written
 
 
 @pytest.mark.parametrize(
@@ -87,11 +119,11 @@ def files_written(previous: Path) -> int:
     [(signal.SIGTERM, -signal.SIGTERM, b""), (signal.SIGHUP, -signal.SIGHUP, b""), (signal.SIGINT, 1, b"Aborted!\n")],
     ids=["SIGTERM", "SIGHUP", "SIGINT"],
 )
-def test_signal_during_write_keeps_previous_files(previous: Path, tmp_path: Path, signum: int, returncode: int,
-                                                  stderr_end: bytes) -> None:
-    """Signalled while writing any of its files, a build leaves every previous file byte-identical and no temporary."""
+def test_signal_during_write_keeps_previous_files(previous: Path, tmp_path: Path, control: tuple[int, object, object],
+                                                  signum: int, returncode: int, stderr_end: bytes) -> None:
+    """Signalled at any step of writing its files, a build leaves every previous file byte-identical and no temporary."""
     before = snapshot(previous.parent)
-    for pause_at in range(1, files_written(previous) + 1):
+    for pause_at in range(1, control[0] + 1):
         marker = tmp_path / f"writing-{pause_at}"
         process = start_slow_build(previous, marker, pause_at)
         assert temporaries(previous.parent), "the build should be in the middle of writing"
@@ -101,17 +133,6 @@ def test_signal_during_write_keeps_previous_files(previous: Path, tmp_path: Path
         assert stderr.endswith(stderr_end) and b"Traceback" not in stderr
         assert snapshot(previous.parent) == before
         assert temporaries(previous.parent) == []
-
-
-def test_the_interrupted_build_would_have_changed_the_deck(previous: Path, tmp_path: Path) -> None:
-    """Control for the test above: the same build, not interrupted, replaces the previous files."""
-    before = snapshot(previous.parent)
-    process = start_slow_build(previous, tmp_path / "marker", pause_at=0)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 0, stderr
-    after = snapshot(previous.parent)
-    assert after.keys() == before.keys()
-    assert all(after[name] != before[name] for name in before)
 
 
 def test_ignored_hangup_is_still_ignored(previous: Path, tmp_path: Path) -> None:
@@ -133,7 +154,7 @@ def test_sigkill_leaves_previous_files_and_the_next_build_cleans_up(previous: Pa
     process.communicate(timeout=60)
     assert {k: v for k, v in snapshot(previous.parent).items() if not k.startswith(TEMP_PREFIX)} == before
     leftover = temporaries(previous.parent)
-    assert len(leftover) == 1 and f"-{process.pid}-" in leftover[0]
+    assert leftover and all(f"-{process.pid}-" in name for name in leftover)
 
     result = runner.invoke(cli, ["build", str(SEEDS), "-o", str(previous)])
     assert result.exit_code == 0, result.output
