@@ -28,6 +28,18 @@ def find_chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def launch_browser() -> "Browser":
+    """A browser for a test module; skips the tests without chromium, fails them in CI (DECKGEN_REQUIRE_BROWSER)."""
+    import pytest
+
+    executable = find_chromium()
+    if executable is None:
+        if os.environ.get("DECKGEN_REQUIRE_BROWSER"):
+            pytest.fail("chromium is not installed (.ci/run installs it with apt-get install chromium)")
+        pytest.skip("chromium is not installed (.ci/run installs it with apt-get install chromium)")
+    return Browser(executable)
+
+
 class Browser:
     """One chromium process with one page; events are kept for the test to inspect."""
 

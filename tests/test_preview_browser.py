@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import struct
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from browser import Browser, find_chromium
+from browser import Browser, launch_browser
 from conftest import ROOT, SEEDS, read_apkg
 from deckgen.cli import cli
 from deckgen.notetypes import CLOZE_MODEL_ID
@@ -33,12 +32,7 @@ def css_colour(selector: str, prop: str) -> str:
 
 @pytest.fixture(name="browser", scope="module")
 def _browser() -> Iterator[Browser]:
-    executable = find_chromium()
-    if executable is None:
-        if os.environ.get("DECKGEN_REQUIRE_BROWSER"):
-            pytest.fail("chromium is not installed (.ci/run installs it with apt-get install chromium)")
-        pytest.skip("chromium is not installed (.ci/run installs it with apt-get install chromium)")
-    browser = Browser(executable)
+    browser = launch_browser()
     yield browser
     browser.close()
 
