@@ -139,11 +139,11 @@ class LockedNote:
             raise ValueError(f"unknown note type {data['model']} for note {data.get('guid')!r}")
         return cls(
             guid=str(data["guid"]), pr=str(data["pr"]), key=str(data["key"]), kind=str(data["kind"]),
-            model=int(data["model"]), nid=int(data["nid"]), hash=str(data["hash"]),
-            first_seen=int(data["first_seen"]), changed=int(data["changed"]),
+            model=int(data["model"]), nid=_bounded(data["nid"], _MAX_ID), hash=str(data["hash"]),
+            first_seen=_bounded(data["first_seen"]), changed=_bounded(data["changed"]),
             fields=tuple(str(f) for f in data["fields"]), tags=tuple(str(t) for t in data["tags"]),
-            obsolete_version=int(obsolete["version"]) if obsolete else None,
-            obsolete_since=int(obsolete["since"]) if obsolete else None,
+            obsolete_version=_bounded(obsolete["version"]) if obsolete else None,
+            obsolete_since=_bounded(obsolete["since"]) if obsolete else None,
         )
 
 
@@ -205,10 +205,10 @@ class Lock:
                 raise DeckgenError(f"{path}: lock file format {data.get('format')!r}; this deckgen reads format {LOCK_FORMAT} "
                                    "(use the deckgen version that wrote it)")
             lock = cls(
-                version=int(data["version"]),
+                version=_bounded(data["version"]),
                 schema=int(data["schema"]),
                 notes=tuple(LockedNote.from_json(n) for n in data["notes"]),
-                notetypes={int(k): NoteTypeState(str(v["hash"]), str(v["shape"]), int(v["changed"]))
+                notetypes={int(k): NoteTypeState(str(v["hash"]), str(v["shape"]), _bounded(v["changed"]))
                            for k, v in data["notetypes"].items()},
             )
             _refuse_repeats(lock.notes, text, path, fix)
@@ -219,6 +219,19 @@ class Lock:
             raise DeckgenError(f"{path}: not a deckgen lock file (missing {exc}); {fix}") from None
         except (TypeError, ValueError, AttributeError) as exc:
             raise DeckgenError(f"{path}: not a deckgen lock file (bad value: {exc}); {fix}") from None
+
+
+# Dates must stay dates (year 9999 at most) and ids must fit Anki's 64-bit integers: a lock
+# file edited to 1e30 would otherwise end in an OverflowError deep inside the build.
+_MAX_DATE = 253_402_300_799
+_MAX_ID = 2**53 - 1  # also safe for JavaScript, and for the card ids note id + ordinal
+
+
+def _bounded(value: object, upper: int = _MAX_DATE) -> int:
+    number = int(value)  # type: ignore[call-overload]
+    if not 0 <= number <= upper:
+        raise ValueError(f"{number} is out of range (0 to {upper})")
+    return number
 
 
 def _refuse_repeats(notes: Sequence[LockedNote], text: str, path: Path, fix: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,6 @@ def assert_error(result: Result, message: str, out: Path) -> None:
 
 
 def assert_built(result: Result, out: Path) -> None:
-    import re
-
     assert result.exit_code == 0, result.output
     assert re.fullmatch(SUMMARY_RE.format(out=re.escape(str(out))), result.stdout), result.stdout
     assert out.is_file()
@@ -260,3 +259,15 @@ def test_lock_file_with_a_note_twice(runner: CliRunner, fixtures: Path, out: Pat
     assert result.stderr == (f"Error: {lock}:{note_line + 2}: GUID {guid} appears on two notes; restore it from "
                              "version control; deleting it re-dates every note, so the next import overwrites "
                              "users' edits\n")
+
+
+def test_lock_file_with_an_impossible_date(runner: CliRunner, fixtures: Path, out: Path) -> None:
+    """A hand-edited date far beyond year 9999 is refused by name, not an OverflowError inside the build."""
+    assert_built(build(runner, fixtures / "good.txt", out=out), out)
+    lock = out.with_suffix(".lock.json")
+    lock.write_text(re.sub(r'"changed": \d+', '"changed": 10000000000000000000000', lock.read_text(encoding="utf-8"),
+                           count=1), encoding="utf-8")
+    result = build(runner, fixtures / "good.txt", out=out)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"Error: {lock}: not a deckgen lock file (bad value: 10000000000000000000000 is "
+                                    "out of range (0 to 253402300799)); restore it from version control")
