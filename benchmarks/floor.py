@@ -32,7 +32,8 @@ def main() -> None:
     # Notes about as long as deckgen's (a question and an answer of some tens of words each).
     step = max(1, len(words) // max(notes, 1))
     for i in range(notes):
-        chunk = words[(i * step) % len(words):][:40] if words else ["x"]
+        start = (i * step) % len(words) if words else 0
+        chunk = words[start:start + 40] or ["x"]
         deck.add_note(genanki.Note(model, fields=["".join(chunk[:25]), "".join(chunk[25:]) or "x"],
                                    guid=genanki.guid_for("floor", i)))
     genanki.Package(deck).write_to_file(str(output))

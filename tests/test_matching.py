@@ -7,7 +7,9 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckgen.matching import Keywords, fold
+import fnmatch
+
+from deckgen.matching import Keywords, fold, identifier_matches
 
 WORDS = ["KV cache", "DCP", "前缀缓存", "CUDA 图", "tp-only", "İstanbul", "ıi", "MoE", "lru_cache", "Σ"]
 PIECES = st.sampled_from(["kv", "KV", " ", "-", "_", "cache", "CACHE", "dcp", "前缀", "缓存", "cuda", "图", "tp", "only",
@@ -35,3 +37,14 @@ def test_prefilter_keeps_the_dotless_i_equivalence() -> None:
     assert Keywords(("mixin",)).hits(fold("mıxın")) == 1
     assert Keywords(("mıxın",)).hits(fold("mixin")) == 1
     assert Keywords(("mixin",)).blank("a MIXIN b mıxın") == "a   b  "
+
+
+GLOB = st.lists(st.sampled_from(["*", "?", "dcp", "DCP", "_", "tests/", "[ab]", "a", "b", ".py"]), min_size=1, max_size=5)
+NAME = st.lists(st.sampled_from(["dcp", "Dcp", "_", "tests/", "a", "b", "x", ".py", "ı"]), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(GLOB.map("".join), max_size=4), st.lists(NAME.map("".join), max_size=4))
+def test_identifier_patterns_match_as_fnmatch_does(patterns: list[str], identifiers: list[str]) -> None:
+    expected = any(fnmatch.fnmatchcase(fold(i), fold(p)) for p in patterns for i in identifiers)
+    assert identifier_matches(tuple(patterns), tuple(identifiers)) == expected
