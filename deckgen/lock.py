@@ -251,11 +251,18 @@ def _refuse_repeats(notes: Sequence[LockedNote], text: str, path: Path, fix: str
 def read_lock(path: Path) -> Lock | None:
     """The lock file at *path*, or None when there is none yet (the first build)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DeckgenError(f"{path}: cannot read the lock file ({getattr(exc, 'strerror', None) or exc})") from None
+    except OSError as exc:
+        raise DeckgenError(f"{path}: cannot read the lock file ({exc.strerror or exc}); "
+                           "make it readable, or build to another output") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DeckgenError(f"{path}:{line}: not valid UTF-8 at byte offset {exc.start}; restore the lock file "
+                           "from version control") from None
     return Lock.from_text(text, Path(path))
 
 

@@ -271,3 +271,15 @@ def test_lock_file_with_an_impossible_date(runner: CliRunner, fixtures: Path, ou
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.startswith(f"Error: {lock}: not a deckgen lock file (bad value: 10000000000000000000000 is "
                                     "out of range (0 to 253402300799)); restore it from version control")
+
+
+def test_lock_file_that_is_not_utf8(runner: CliRunner, fixtures: Path, out: Path) -> None:
+    assert_built(build(runner, fixtures / "good.txt", out=out), out)
+    lock = out.with_suffix(".lock.json")
+    data = lock.read_bytes()
+    second_line = data.index(b"\n") + 1
+    lock.write_bytes(data[:second_line] + b"\xff" + data[second_line:])
+    result = build(runner, fixtures / "good.txt", out=out)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (f"Error: {lock}:2: not valid UTF-8 at byte offset {second_line}; restore the lock file "
+                             "from version control\n")
