@@ -217,7 +217,7 @@ class Lock:
             raise DeckgenError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); {fix}") from None
         except KeyError as exc:
             raise DeckgenError(f"{path}: not a deckgen lock file (missing {exc}); {fix}") from None
-        except (TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # OverflowError: int(Infinity)
             raise DeckgenError(f"{path}: not a deckgen lock file (bad value: {exc}); {fix}") from None
 
 

@@ -261,16 +261,23 @@ def test_lock_file_with_a_note_twice(runner: CliRunner, fixtures: Path, out: Pat
                              "users' edits\n")
 
 
-def test_lock_file_with_an_impossible_date(runner: CliRunner, fixtures: Path, out: Path) -> None:
-    """A hand-edited date far beyond year 9999 is refused by name, not an OverflowError inside the build."""
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [("10000000000000000000000", "10000000000000000000000 is out of range (0 to 253402300799)"),
+     ("Infinity", "cannot convert float infinity to integer")],
+    ids=["past-year-9999", "Infinity"],
+)
+def test_lock_file_with_an_impossible_date(runner: CliRunner, fixtures: Path, out: Path, value: str,
+                                           problem: str) -> None:
+    """A hand-edited impossible date is refused by name, not an OverflowError inside the build (found by fuzzing)."""
     assert_built(build(runner, fixtures / "good.txt", out=out), out)
     lock = out.with_suffix(".lock.json")
-    lock.write_text(re.sub(r'"changed": \d+', '"changed": 10000000000000000000000', lock.read_text(encoding="utf-8"),
-                           count=1), encoding="utf-8")
+    lock.write_text(re.sub(r'"changed": \d+', f'"changed": {value}', lock.read_text(encoding="utf-8"), count=1),
+                    encoding="utf-8")
     result = build(runner, fixtures / "good.txt", out=out)
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr.startswith(f"Error: {lock}: not a deckgen lock file (bad value: 10000000000000000000000 is "
-                                    "out of range (0 to 253402300799)); restore it from version control")
+    assert result.stderr.startswith(f"Error: {lock}: not a deckgen lock file (bad value: {problem}); "
+                                    "restore it from version control")
 
 
 def test_lock_file_that_is_not_utf8(runner: CliRunner, fixtures: Path, out: Path) -> None:
