@@ -17,7 +17,7 @@ import pytest
 
 from conftest import SEEDS
 
-HEAVY = ("jieba", "genanki")
+HEAVY = ("jieba", "genanki", "pkg_resources")  # jieba imports pkg_resources unless deckgen hides it (0.15 s)
 _PROBE = """
 import json, sys
 from deckgen.cli import cli
