@@ -5,7 +5,8 @@ The unit of work is one entry: :func:`~deckgen.extract.extract_review` then
 the code), so they can be cached per entry (:mod:`deckgen.resultcache`) and
 spread over processes (jieba is pure Python: threads would only take turns).
 The segmenter, hence jieba, is loaded only when some entry is not in the cache,
-and once per process.  Results come back in entry order whatever the route, so
+and once per process; when many entries are missing they are made in a worker
+even with one job, so jieba's memory is gone before the deck is packaged.  Results come back in entry order whatever the route, so
 the deck is byte-identical with or without cache or workers.
 """
 
@@ -23,6 +24,9 @@ from .types import Entry
 
 MIN_ENTRIES_PER_JOB = 50
 """With fewer entries to make than this per worker, they are made in this process: workers cost a start-up."""
+OWN_PROCESS_ENTRIES = 1000
+"""From this many entries to make, they are made in a worker even with ``jobs=1``: jieba (120 MB) then
+lives only as long as the extraction, not through the packaging that follows (the build's memory peak)."""
 _CHUNK = 32
 
 
@@ -66,7 +70,8 @@ def entry_results(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1
     progress.advance(cached)
     missing = [entries[i] for i, r in enumerate(results) if r is None]
     jobs = max(1, min(jobs, len(missing) // MIN_ENTRIES_PER_JOB))
-    made = _in_workers(missing, jobs, store) if jobs > 1 else _here(missing, store)
+    elsewhere = jobs > 1 or len(missing) >= OWN_PROCESS_ENTRIES
+    made = _in_workers(missing, jobs, store) if elsewhere else _here(missing, store)
     out = []
     for result in results:
         if result is None:

@@ -181,19 +181,23 @@ def test_stale_versions_are_removed_and_recent_ones_kept(cache_dir: Path, monkey
     assert recent.exists()
 
 
-def test_jobs_give_the_same_deck_as_one_process(seeds: Path, cache_dir: Path, tmp_path: Path,
+@pytest.mark.parametrize("jobs", [2, 1])
+def test_jobs_give_the_same_deck_as_one_process(jobs: int, seeds: Path, cache_dir: Path, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--jobs 2, or one worker for a big build (here: any build), make the deck the main process makes."""
     runner = CliRunner()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(T0))
-    monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)  # the seeds are few: use workers anyway
+    one, two = tmp_path / "one" / "deck.apkg", tmp_path / "two" / "deck.apkg"
     used: list[int] = []
     real = results._in_workers
     monkeypatch.setattr(results, "_in_workers", lambda entries, jobs, store: used.append(jobs) or real(entries, jobs, store))
-    one, two = tmp_path / "one" / "deck.apkg", tmp_path / "two" / "deck.apkg"
     assert runner.invoke(cli, ["build", str(seeds), "-o", str(one), "--no-cache", "-q"]).exit_code == 0
-    result = runner.invoke(cli, ["build", str(seeds), "-o", str(two), "--jobs", "2", "-q"])
+    assert used == []  # the seeds are few: made in this process
+    monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)  # now use workers anyway
+    monkeypatch.setattr(results, "OWN_PROCESS_ENTRIES", 1)
+    result = runner.invoke(cli, ["build", str(seeds), "-o", str(two), "--jobs", str(jobs), "-q"])
     assert result.exit_code == 0, result.output
-    assert used == [2]
+    assert used == [jobs]
     assert two.read_bytes() == one.read_bytes()
     assert lock_path_for(two).read_bytes() == lock_path_for(one).read_bytes()
     # What the workers made went to the cache like anything else.

@@ -20,6 +20,8 @@ from conftest import SEEDS
 HEAVY = ("jieba", "genanki", "pkg_resources")  # jieba imports pkg_resources unless deckgen hides it (0.15 s)
 _PROBE = """
 import json, sys
+import deckgen.results
+deckgen.results.OWN_PROCESS_ENTRIES = int(sys.argv.pop(1))
 from deckgen.cli import cli
 try:
     code = cli(sys.argv[1:], standalone_mode=False)
@@ -29,11 +31,11 @@ print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "code": code}))
 """ % (HEAVY,)
 
 
-def loaded_by(args: list[str], cache: Path, cwd: Path) -> list[str]:
+def loaded_by(args: list[str], cache: Path, cwd: Path, own_process_entries: int = 1000) -> list[str]:
     """The heavy modules a fresh interpreter imported to run ``deckgen ARGS``."""
     env = {**os.environ, "DECKGEN_CACHE_DIR": str(cache), "SOURCE_DATE_EPOCH": "1700000000"}
-    done = subprocess.run([sys.executable, "-c", _PROBE, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(own_process_entries), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] in (0, None), done.stdout + done.stderr
@@ -62,3 +64,9 @@ def test_rebuild_with_a_warm_cache_does_not_load_jieba(seeds: Path, tmp_path: Pa
     assert loaded_by(build, cache, tmp_path) == ["jieba", "genanki"]
     assert loaded_by(build, cache, tmp_path) == ["genanki"]
     assert loaded_by([*build, "--no-cache"], cache, tmp_path) == ["jieba", "genanki"]
+
+
+def test_a_big_cold_build_keeps_jieba_out_of_the_main_process(seeds: Path, tmp_path: Path) -> None:
+    """Many entries to make (here: from 1 on): a worker makes them, so jieba never weighs on the packaging."""
+    build = ["build", str(seeds), "-o", str(tmp_path / "out" / "deck.apkg"), "-q"]
+    assert loaded_by(build, tmp_path / "cache", tmp_path, own_process_entries=1) == ["genanki"]
