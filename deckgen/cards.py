@@ -126,7 +126,8 @@ class CardMaker:
         self.seg = seg
         self.cue = cue_for(review)
         self.candidates: list[Candidate] = []
-        self.gaps: dict[str, list[Fact]] = {}
+        self.gaps: dict[tuple[str, str], list[Fact]] = {}
+        """(clause, its sentence) → facts offered as cloze gaps in that clause."""
 
     def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
         key = f"{kind.value}:{family}:{norm(anchor)}"

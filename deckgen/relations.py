@@ -430,6 +430,7 @@ def subject_predicate(finder: RelationFinder, text: str) -> tuple[str, str] | No
         return None
     tokens = finder.seg.tokenize(text)
     words = [t.text for t in tokens]
+    split: int | None
     if "把" in words[1:]:
         split = words.index("把", 1)
     elif "如何" in words[1:]:
