@@ -306,7 +306,8 @@ def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candid
 def _term_rank(fact: Fact, text: str) -> float:
     """How much a deletion teaches: mechanisms over names, names over asides."""
     rank = _TERM_RANK.get(fact.marker, 1.4)
-    if re.search(r"[（(][^）)]*" + re.escape(fact.subject), text):
+    before = text[: max(text.find(fact.subject), 0)]
+    if max(before.rfind("（"), before.rfind("(")) > max(before.rfind("）"), before.rfind(")")):
         rank -= 0.5  # blanked inside a parenthetical aside
     if units(text) > 60:
         rank -= 0.3

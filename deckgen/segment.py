@@ -143,7 +143,9 @@ class Segmenter:
             return own
         if self._tags is None:
             self._tags = load_tags(self._tk, self._folder)  # kept in the private cache folder, if there is one
-        return self._tags.get(word)
+        tag = self._tags.get(word)
+        self._own_tags[word] = tag  # the extractor asks about the same few thousand words again and again
+        return tag
 
     def is_known(self, word: str) -> bool:
         return bool(self._tk.FREQ.get(word))
