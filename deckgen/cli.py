@@ -62,15 +62,17 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
 
     with _user_errors():
         if split:
-            result = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
-            decks = [d for d in result.decks if d.path]
+            folder = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
+            decks = [d for d in folder.decks if d.path]
+            warnings = folder.warnings
             summary = (f"Built {len(decks)} topic decks ({sum(d.cards for d in decks)} cards in all) "
-                       f"from {result.entries} PRs → {result.index}")
+                       f"from {folder.entries} PRs → {folder.index}")
         else:
-            result = build_topic_deck(sources, topics, output, **options)  # type: ignore[arg-type,assignment]
-            summary = f"Built {result.entries} PRs, {result.cards} cards from {result.files} seed file(s) → {result.output}"
+            deck = build_topic_deck(sources, topics, output, **options)  # type: ignore[arg-type]
+            warnings = deck.warnings
+            summary = f"Built {deck.entries} PRs, {deck.cards} cards from {deck.files} seed file(s) → {deck.output}"
     if not quiet:
-        _echo_warnings(result.warnings)
+        _echo_warnings(warnings)
         click.echo(summary)
 
 

@@ -76,6 +76,7 @@ def read_toml(path: Path) -> DataFile:
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = _AT_LINE_RE.search(message)
+        line: int | None
         if match:
             line, column = int(match.group(1)), int(match.group(2))
             problem = f"invalid TOML: {message[: match.start()]} (column {column})"

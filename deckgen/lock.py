@@ -354,13 +354,13 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
     obsolete: list[LockedNote] = []
     still: list[LockedNote] = []
     pruned: list[LockedNote] = []
-    for note in gone:
-        if not note.obsolete:
-            obsolete.append(replace(note, obsolete_version=version, obsolete_since=stamp))
-        elif prune or version > note.obsolete_version + grace:  # type: ignore[operator]
-            pruned.append(note)
+    for shipped in gone:
+        if shipped.obsolete_version is None:
+            obsolete.append(replace(shipped, obsolete_version=version, obsolete_since=stamp))
+        elif prune or version > shipped.obsolete_version + grace:
+            pruned.append(shipped)
         else:
-            still.append(note)
+            still.append(shipped)
     ordered = tuple(sorted(notes + obsolete + still, key=lambda n: (n.pr, n.key, n.guid)))
     lock = Lock(version, SCHEMA_VERSION, ordered, types)
     return Update(lock, old, tuple(new), tuple(changed), tuple(unchanged), tuple(obsolete), tuple(still),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import Any
 from pathlib import Path
 
 import genanki
@@ -104,7 +105,8 @@ def fingerprints() -> dict[int, tuple[str, str]]:
     so "Update note types: If newer" brings them.  A new shape means Anki will
     fork the note type unless the user enables *Merge note types*.
     """
-    shapes = {model["id"]: model for model in schema()["models"]}  # type: ignore[index, union-attr]
+    models: list[dict[str, Any]] = schema()["models"]  # type: ignore[assignment]
+    shapes = {model["id"]: model for model in models}
     result: dict[int, tuple[str, str]] = {}
     for model in (qa_model(), cloze_model()):
         stored = model.to_json(0, 0)

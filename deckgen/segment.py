@@ -88,7 +88,7 @@ class Segmenter:
 
         # CRITICAL, not ERROR: a failed cache dump is logged with a traceback at ERROR.
         jieba.setLogLevel(logging.CRITICAL)
-        self._tk: jieba.Tokenizer = jieba.Tokenizer()
+        self._tk: Any = jieba.Tokenizer()
         folder = self._folder = private_cache_dir()
         if folder is not None:
             self._tk.tmp_dir = str(folder)
