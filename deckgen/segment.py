@@ -15,13 +15,10 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .cache import private_cache_dir
 from .postags import TagTable, load_tags
-
-if TYPE_CHECKING:  # jieba costs ~0.4 s to initialise; only load it when segmenting
-    import jieba
 
 # Chinese words of the field that jieba's dictionary lacks or splits
 # (后端 → 后|端, 预分配 → 预|分配).  High frequency so that they beat
