@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .markup import deletions, strip_markdown
+from .markup import cloze_plain, deletions, strip_markdown
 from .segment import Segmenter, units
 from .types import Card, CardKind, norm
 
@@ -227,7 +227,6 @@ def _balanced(text: str) -> bool:
 def check_balanced(card: Card, seg: Segmenter) -> list[Finding]:
     """A6: brackets and quotes pair up in question, answer, cloze text and every deletion."""
     texts = [card.prompt, card.answer] + [b for _, b in deletions(card.prompt)]
-    from .markup import cloze_plain
     texts[0] = cloze_plain(card.prompt, style="blank")
     for text in texts:
         if not _balanced(text):
@@ -266,7 +265,6 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
     """A9/A3c: enough visible context; the hidden text is not visible elsewhere."""
     if card.kind != CardKind.CLOZE:
         return []
-    from .markup import cloze_plain
     visible = cloze_plain(card.prompt, style="blank")
     total = units(re.sub(r"\{\{c\d+::|\}\}", "", cloze_plain(card.prompt)))
     if not 12 <= total <= 100:
@@ -411,5 +409,4 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def _with_score(card: Card, value: float) -> Card:
-    from dataclasses import replace
     return replace(card, score=value)
