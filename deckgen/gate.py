@@ -32,6 +32,22 @@ ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它
 ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/+#%\-]*")
 PAIRS = {"(": ")", "（": "）", "[": "]", "【": "】", "{": "}", "《": "》", "〈": "〉", "“": "”", "‘": "’", "「": "」", "『": "』"}
+_CLOSERS = frozenset(PAIRS.values())
+_BRACKETS_RE = re.compile("[" + re.escape("".join(PAIRS) + "".join(PAIRS.values())) + "]")
+# Every check's patterns compiled once: ``re.sub(str, …)`` pays a cache look-up per call,
+# and the gate makes a few hundred thousand of them on a large corpus.
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”")
+_ATOMIC = re.compile(r"`[^`]+`|[\x21-\x7e ]+")
+_CLAUSE_BREAK = re.compile(r"[，；;。]")
+_JOINED = re.compile(r"并|同时|以及")
+_BOOST_VERB = re.compile(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_COUNTING = re.compile(r"[一二两三四五六七八九十几多\d]+\s*(?:个|点|处|层|项|条|种|类).{0,4}?(?:设计|改动|要点|方面|问题|亮点|原因|决策|做法|模式|点)")
+_PRONOUN = re.compile(r"(?<![A-Za-z])(?:其|它)(?!他|中|次|余|实)")
+_CLOZE_SYNTAX = re.compile(r"\{\{c\d+::|\}\}")
+_NAME_PARTS = re.compile(r"[_.]")
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_CODE_OR_WORD = re.compile(r"`|[A-Za-z_]{3,}")
 
 
 @dataclass(frozen=True)
@@ -56,6 +72,11 @@ def front_of(card: Card) -> str:
 
 def _plain(text: str) -> str:
     return strip_markdown(text)
+
+
+# Answers, prompts, tokens and deletions are normalised by several checks and again in
+# selection; the NFKC pass is the expensive part.
+_norm = lru_cache(maxsize=16384)(norm)
 
 
 @lru_cache(maxsize=16384)  # fronts and answers are checked against each other many times per PR
@@ -84,7 +105,7 @@ def check_answer_shape(card: Card, seg: Segmenter) -> list[Finding]:
 def check_yes_no(card: Card, seg: Segmenter) -> list[Finding]:
     """Q2: no yes/no or either/or questions."""
     # Quoted source text (「…是否…」) is not the question's own wording.
-    if card.kind != CardKind.CLOZE and YES_NO.search(re.sub(r"「[^」]*」|“[^”]*”", "", card.prompt)):
+    if card.kind != CardKind.CLOZE and YES_NO.search(_QUOTED.sub("", card.prompt)):
         return [Finding("Q2", REJECT, "yes/no or binary-choice question")]
     return []
 
@@ -99,18 +120,18 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind == CardKind.CLOZE:
         return []
     front = front_of(card)
-    if norm(card.answer) in norm(front):
+    folded = norm(front)  # a fresh string for every candidate: not worth caching
+    if _norm(card.answer) in folded:
         return [Finding("A3", REJECT, "answer appears on the front")]
     # Answer words are looked for inside the front's text rather than among its tokens:
     # the front is a fresh string for every candidate, and segmenting each one was the
     # gate's main cost.  One-character words match almost anywhere, so they only count
     # when the answer has nothing longer.
     words = content_tokens(seg, card.answer)
-    answer_tokens = frozenset(t for t in words if len(norm(t)) >= 2) or words
+    answer_tokens = frozenset(t for t in words if len(_norm(t)) >= 2) or words
     if not answer_tokens:
         return []
-    folded = norm(front)
-    shared = frozenset(t for t in answer_tokens if norm(t) in folded)
+    shared = frozenset(t for t in answer_tokens if _norm(t) in folded)
     if card.kind == CardKind.NAME:
         # Recalling a name: any word of it on the front gives it away (as a word, not as
         # part of a longer one: 编码 in 编码器 is no clue to 位置编码).
@@ -143,7 +164,7 @@ def check_answer_length(card: Card, seg: Segmenter) -> list[Finding]:
         findings = []
         for _, body in deletions(card.prompt):
             n = units(body)
-            atomic = bool(re.fullmatch(r"`[^`]+`|[\x21-\x7e ]+", body))
+            atomic = bool(_ATOMIC.fullmatch(body))
             if n > 20 or (n < 2 and not atomic):
                 findings.append(Finding("A1c", REJECT, f"deletion '{body}' is {n} units"))
             elif n > 12:
@@ -162,7 +183,7 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind == CardKind.CLOZE:
         return []
     answer = _plain(card.answer)
-    if re.search(r"[，；;。]", answer) or ENUM_MARKER.search(answer):
+    if _CLAUSE_BREAK.search(answer) or ENUM_MARKER.search(answer):
         return [Finding("A2", REJECT, "answer holds more than one fact")]
     if "、" in answer and units(answer) > 12:
         return [Finding("A2", REJECT, "answer is a list")]
@@ -173,7 +194,7 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
         return [Finding("A2", REJECT, f"answer has {len(verbs)} verbs")]
     if len(verbs) >= 4:
         return [Finding("A2", WARN, f"answer has {len(verbs)} verbs")]
-    if re.search(r"并|同时|以及", answer) and len(verbs) >= 2:
+    if _JOINED.search(answer) and len(verbs) >= 2:
         return [Finding("A2", WARN, "answer joins two predicates")]
     return []
 
@@ -183,12 +204,12 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
     targets = [b for _, b in deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
     for target in targets:
         plain = _plain(target).strip()
-        core = re.sub(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)", "", plain)
+        core = _BOOST_VERB.sub("", plain)
         if plain in GENERIC or core in GENERIC or plain in STOPWORDS or len(plain) <= 1 and not plain.isascii():
             return [Finding("A4", REJECT, f"'{plain}' is not specific")]
-        if re.fullmatch(r"\d+(?:\.\d+)?", plain):
+        if _NUMBER.fullmatch(plain):
             return [Finding("A4", REJECT, "bare number")]
-        if re.fullmatch(r"[一二两三四五六七八九十几多\d]+\s*(?:个|点|处|层|项|条|种|类).{0,4}?(?:设计|改动|要点|方面|问题|亮点|原因|决策|做法|模式|点)", plain):
+        if _COUNTING.fullmatch(plain):
             return [Finding("A4", REJECT, f"'{plain}' only counts things")]
     return []
 
@@ -205,7 +226,7 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
         plain = _plain(text).strip()
         if plain.startswith(BAD_START) or (label != "question" and plain.endswith(BAD_END)):
             findings.append(Finding("A5", REJECT, f"{label} is a broken fragment: '{plain}'"))
-    source_words = set(_ASCII_WORD.findall(_plain(card.sentence + " " + card.entry.review)))
+    source_words = _source_words(card.sentence, card.entry.review)
     for word in _ASCII_WORD.findall(_plain(card.answer)):
         if word not in source_words:
             findings.append(Finding("A5", REJECT, f"'{word}' is a truncated identifier"))
@@ -213,12 +234,27 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
     return findings
 
 
+@lru_cache(maxsize=256)  # one review serves all the candidates of its PR
+def _review_words(review: str) -> frozenset[str]:
+    return frozenset(_ASCII_WORD.findall(_plain(review)))
+
+
+def _source_words(sentence: str, review: str) -> frozenset[str]:
+    """The identifiers of ``sentence + " " + review`` (plain), without re-reading the review per card."""
+    if "`" in sentence or "*" in sentence:
+        # Markup in the sentence could pair with markup in the review: read them as one text.
+        return frozenset(_ASCII_WORD.findall(_plain(sentence + " " + review)))
+    # Otherwise stripping markup and finding words both stop at the joining space
+    # (no pattern looks behind it), so the two halves can be read apart.
+    return _review_words(review).union(_ASCII_WORD.findall(sentence))
+
+
 def _balanced(text: str) -> bool:
     stack: list[str] = []
-    for ch in text:
-        if ch in PAIRS and not (ch == PAIRS[ch]):
+    for ch in _BRACKETS_RE.findall(text):  # only brackets and quotes matter: skip the rest in C
+        if ch in PAIRS:
             stack.append(PAIRS[ch])
-        elif ch in PAIRS.values():
+        elif ch in _CLOSERS:
             if not stack or stack.pop() != ch:
                 return False
     return not stack and text.count("`") % 2 == 0 and text.count('"') % 2 == 0
@@ -242,7 +278,7 @@ def check_orphans(card: Card, seg: Segmenter) -> list[Finding]:
         plain = _plain(text).strip().lstrip("「“")
         if ORPHAN_START.match(plain):
             findings.append(Finding("A7", REJECT, f"starts with an orphan pronoun or connective: '{plain[:12]}'"))
-    if card.kind != CardKind.CLOZE and re.search(r"(?<![A-Za-z])(?:其|它)(?!他|中|次|余|实)", _plain(card.answer)):
+    if card.kind != CardKind.CLOZE and _PRONOUN.search(_plain(card.answer)):
         findings.append(Finding("A7", WARN, "pronoun in the answer"))
     return findings
 
@@ -266,19 +302,20 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind != CardKind.CLOZE:
         return []
     visible = cloze_plain(card.prompt, style="blank")
-    total = units(re.sub(r"\{\{c\d+::|\}\}", "", cloze_plain(card.prompt)))
+    total = units(_CLOZE_SYNTAX.sub("", cloze_plain(card.prompt)))
     if not 12 <= total <= 100:
         return [Finding("A9", REJECT, f"cloze text is {total} units")]
-    for ordinal, body in deletions(card.prompt):
-        hidden = sum(units(b) for i, b in deletions(card.prompt) if i == ordinal)
+    found = deletions(card.prompt)
+    for ordinal, body in found:
+        hidden = sum(units(b) for i, b in found if i == ordinal)
         if hidden / max(total, 1) > 0.35:
             return [Finding("A9", REJECT, f"deletion {ordinal} hides {hidden}/{total} units")]
         if norm(body) in norm(visible):
             return [Finding("A3c", REJECT, f"'{body}' is still visible")]
         if norm(body) in norm(card.cue):
             return [Finding("A3c", REJECT, f"'{body}' is visible in the context cue")]
-        for part in re.split(r"[_.]", body.strip("`")):
-            if len(part) >= 5 and part in re.sub(r"`[^`]*`", "", visible) and part.lower() not in ("cache",):
+        for part in _NAME_PARTS.split(body.strip("`")):
+            if len(part) >= 5 and part in _CODE_SPAN.sub("", visible) and part.lower() not in ("cache",):
                 return [Finding("A3c", WARN, f"part '{part}' of '{body}' is visible")]
     return []
 
@@ -287,12 +324,17 @@ def check_extractive(card: Card, seg: Segmenter) -> list[Finding]:
     """A10: every content word of the answer occurs in the review it came from."""
     targets = [b for _, b in deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
     raw = (card.sentence + card.entry.review).lower()
-    source = norm(raw)
     for target in targets:
-        missing = [t for t in content_tokens(seg, target) if norm(t) not in source and t not in raw]
+        # Most words are found verbatim; the review is normalised only when one is not.
+        missing = [t for t in content_tokens(seg, target) if t not in raw and _norm(t) not in _norm_source(raw)]
         if missing:
             return [Finding("A10", REJECT, f"answer words not in the review: {missing}")]
     return []
+
+
+@lru_cache(maxsize=64)  # a PR's candidates share a few source sentences
+def _norm_source(raw: str) -> str:
+    return norm(raw)
 
 
 def check_typography(card: Card, seg: Segmenter) -> list[Finding]:
@@ -327,14 +369,14 @@ def score(candidate: Candidate, findings: list[Finding]) -> float:
     else:
         if 2 <= units(card.answer) <= 15:
             value += 0.5
-        if re.search(r"`|[A-Za-z_]{3,}", card.answer):
+        if _CODE_OR_WORD.search(card.answer):
             value += 0.3
     value -= 0.6 * sum(1 for f in findings if f.severity == WARN)
     return round(value, 4)
 
 
 def _trigrams(text: str) -> set[str]:
-    text = norm(text)
+    text = _norm(text)
     return {text[i : i + 3] for i in range(max(len(text) - 2, 1))}
 
 
@@ -357,6 +399,9 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
         passed.append((score(candidate, findings), index, candidate.card))
     passed.sort(key=lambda item: (-item[0], item[1]))
     kept: list[tuple[int, Card]] = []
+    kept_indices: set[int] = set()
+    kept_grams: list[tuple[Card, set[str]]] = []
+    """Kept Q/A cards with their question's trigrams, computed once rather than per comparison."""
     seen: set[str] = set()
     total = 0
     per_sentence: dict[str, int] = {}
@@ -364,22 +409,22 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
     # review names gets a card before any decision gets a third; then fill up.
     for cap in (2, 3):
         for value, index, card in passed:
-            if any(i == index for i, _ in kept) or per_sentence.get(card.sentence, 0) >= cap:
+            if index in kept_indices or per_sentence.get(card.sentence, 0) >= cap:
                 continue
-            marks = {"q:" + norm(card.prompt), "k:" + card.key}
+            marks = {"q:" + _norm(card.prompt), "k:" + card.key}
             if card.kind != CardKind.CLOZE and _same_answer(card, [c for _, c in kept]):
                 continue
             if card.kind == CardKind.CLOZE:
                 # A phrase is blanked once per PR, whatever sentence carries it.
-                marks |= {"d:" + norm(body) for _, body in deletions(card.prompt)}
+                marks |= {"d:" + _norm(body) for _, body in deletions(card.prompt)}
             else:
-                marks.add("a:" + norm(card.answer))
+                marks.add("a:" + _norm(card.answer))
             if marks & seen:
                 continue
-            grams = _trigrams(card.prompt)
+            grams = _trigrams(card.prompt) if card.kind != CardKind.CLOZE else set()
             if card.kind != CardKind.CLOZE and any(
-                    other.kind != CardKind.CLOZE and _jaccard(grams, _trigrams(other.prompt)) >= 0.8
-                    and norm(other.answer) != norm(card.answer) for _, other in kept):
+                    _jaccard(grams, other_grams) >= 0.8 and _norm(other.answer) != _norm(card.answer)
+                    for other, other_grams in kept_grams):
                 continue
             size = anki_cards(card)
             if total + size > limit:
@@ -388,14 +433,17 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
             total += size
             per_sentence[card.sentence] = per_sentence.get(card.sentence, 0) + 1
             kept.append((index, _with_score(card, value)))
+            kept_indices.add(index)
+            if card.kind != CardKind.CLOZE:
+                kept_grams.append((card, grams))
     return [card for _, card in sorted(kept, key=lambda item: item[0])]
 
 
 def _same_answer(card: Card, kept: list[Card]) -> bool:
     """Another Q/A card already has this answer, give or take a leading word (将 X / X)."""
-    mine = norm(card.answer)
+    mine = _norm(card.answer)
     for other in kept:
-        theirs = norm(other.answer)
+        theirs = _norm(other.answer)
         if other.kind == CardKind.CLOZE or not mine or not theirs:
             continue
         short, long_ = sorted((mine, theirs), key=len)
