@@ -7,8 +7,6 @@ Relation arguments are cut from clauses; :func:`clean` trims what a cut drags al
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
 from .segment import Token
 
 CLAUSE_PUNCT = frozenset("，,；;：:。！？!?—")
@@ -40,12 +38,37 @@ _PARENS_RE = re.compile(r"（[^（）]*）|\((?=[^()]*[\u4e00-\u9fff])[^()]*\)")
 QUOTE_PAIRS = {"“": "”", "「": "」", "（": "）", "(": ")"}
 
 
-@dataclass
 class Span:
-    """Tokens of one piece of review text with clause-aware helpers."""
+    """Tokens of one piece of review text with clause-aware helpers.
 
-    text: str
-    tokens: list[Token]
+    Every relation matcher asks for clause boundaries around many tokens, so
+    the boundaries, the "only connectives so far" flags and the positions of
+    each word are computed once here, in one pass, instead of by a scan per question.
+    """
+
+    def __init__(self, text: str, tokens: list[Token]) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.words = words = [t.text for t in tokens]
+        n = len(tokens)
+        punct = [w in CLAUSE_PUNCT and not t.protected for w, t in zip(words, tokens)]
+        self._punct = punct
+        # Indexed 0..n (a position just past the last token is asked about too).
+        starts = [0] * (n + 1)
+        opening = [True] * (n + 1)  # only connectives between the clause start and i
+        index: dict[str, list[int]] = {}
+        for i, word in enumerate(words):
+            index.setdefault(word, []).append(i)
+            if not punct[i]:
+                starts[i + 1] = starts[i]
+                opening[i + 1] = opening[i] and word in CONNECTIVES
+            else:
+                starts[i + 1] = i + 1
+        ends = list(range(n + 1))
+        for i in range(n - 1, -1, -1):
+            if not punct[i]:
+                ends[i] = ends[i + 1]
+        self._starts, self._ends, self._opening, self._index = starts, ends, opening, index
 
     def cut(self, i: int, j: int) -> str:
         if i >= j:
@@ -53,28 +76,33 @@ class Span:
         return self.text[self.tokens[i].start : self.tokens[j - 1].end]
 
     def word(self, i: int) -> str:
-        return self.tokens[i].text if 0 <= i < len(self.tokens) else ""
+        return self.words[i] if 0 <= i < len(self.words) else ""
+
+    def positions(self, words: frozenset[str]) -> list[int]:
+        """Indices of the tokens whose text is one of *words*, in order."""
+        hits = [self._index[w] for w in words.intersection(self._index)]
+        if len(hits) <= 1:
+            return hits[0] if hits else []
+        return sorted(i for found in hits for i in found)
 
     def is_punct(self, i: int) -> bool:
-        return self.tokens[i].text in CLAUSE_PUNCT and not self.tokens[i].protected
+        return self._punct[i]
 
     def clause_start(self, i: int) -> int:
-        while i > 0 and not self.is_punct(i - 1):
-            i -= 1
-        return i
+        return self._starts[i] if 0 <= i < len(self._starts) else i
 
     def clause_end(self, i: int) -> int:
-        while i < len(self.tokens) and not self.is_punct(i):
-            i += 1
-        return i
+        return self._ends[i] if 0 <= i < len(self._ends) else i
 
     def at_clause_start(self, i: int) -> bool:
-        return all(self.tokens[k].text in CONNECTIVES for k in range(self.clause_start(i), i))
+        if 0 <= i < len(self._opening):
+            return self._opening[i]
+        return i <= 0
 
     def previous_clause(self, i: int) -> tuple[int, int]:
         """Token range of the clause before the one holding *i* (skipping a dash pair)."""
         end = self.clause_start(i) - 1
-        while end > 0 and self.is_punct(end - 1):
+        while end > 0 and self._punct[end - 1]:
             end -= 1
         if end <= 0:
             return (0, 0)
@@ -89,20 +117,26 @@ _META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|�
 _PRONOUN_SUBJECT = re.compile(r"^(?:它|其|这|(?:这个|这一|这次|本|该|此)\s*(?:改动|PR|变更|修改))\s*(?=用|把|通过|以|在|将|会|也|还|并)")
 
 
+_FILLER_RE = re.compile(r"^这样(?:做)?(?:能够|能|可以|就|便)?")
+_LEADING_WORDS = CONNECTIVES - {"“", "「"}
+_LEADING_SIZES = sorted({len(w) for w in _LEADING_WORDS}, reverse=True)
+
+
 def clean(text: str) -> str:
     """Trim a relation argument: no parentheticals, no leading connective, no dangling particle."""
     text = _PARENS_RE.sub("", text).strip()
     text = _META_LEAD.sub("", text).strip()
     text = _PRONOUN_SUBJECT.sub("", text).strip()
-    filler = re.match(r"^这样(?:做)?(?:能够|能|可以|就|便)?", text)
+    filler = _FILLER_RE.match(text)
     if filler and filler.end() < len(text) and text[filler.end()] not in "做的":
         text = text[filler.end() :].strip()
     changed = True
     while changed and text:
         changed = False
-        for word in sorted(CONNECTIVES - {"“", "「"}, key=len, reverse=True):
-            if text.startswith(word) and len(text) > len(word) and not text[len(word)].isascii():
-                text = text[len(word) :].lstrip()
+        # Longest connective first; at most one connective of each length can start the text.
+        for size in _LEADING_SIZES:
+            if text[:size] in _LEADING_WORDS and len(text) > size and not text[size].isascii():
+                text = text[size:].lstrip()
                 changed = True
                 break
         for tail in TRAILING_PARTICLES:

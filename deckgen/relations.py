@@ -30,21 +30,64 @@ from .segment import Segmenter, Token, units
 from .types import Fact, Relation
 
 
+# The tokens each matcher can fire on: a matcher looks only at these positions
+# (and is skipped when none occurs), instead of testing every token.
+_CONTRAST_WORDS = frozenset({"而非", "而不是", "而", "而是", "从", "替代", "取代", "代替", "替换"})
+_PURPOSE_WORDS = frozenset({"以", "以便", "用以", "以免", "以防", "目的", "便于", "方便", "以便于", "用于", "避免", "防止"})
+_MEANS_WORDS = frozenset({"通过", "采用", "引入", "借助", "利用"} | MEANS_OPENERS)
+_RESULT_WORDS = frozenset({"从而", "进而", "无需", "不必", "不再需要", "确保", "保证", "使得", "让", "使", "保障", "消除"}
+                          | EFFECT_VERBS)
+_CONDITION_WORDS = frozenset({"时", "时候", "之时", "若", "如果", "一旦", "假如"})
+_CAUSE_WORDS = frozenset({"由于", "因为", "是因为"})
+_GAIN_WORDS = ("好处", "优点", "收益", "优势")
+_COST_WORDS = ("代价", "缺点", "权衡", "副作用", "不足", "风险")
+_TRADEOFF_WORDS = frozenset(_GAIN_WORDS + _COST_WORDS)
+_SHOW_WORDS = frozenset({"体现", "展示", "反映", "表明", "展现"})
+_SOLVE_WORDS = frozenset({"解决"})
+_ROLE_WORDS = frozenset({"作为"})
+_BA = frozenset({"把"})
+_IN_ORDER_TO = frozenset({"为了"})
+_ZHEYANG = frozenset({"这样"})
+
+_PRONOUN_ARG = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
+_MIGRATION_TAIL = re.compile(r"的(?:迁移|切换|转变|改造|转换)$")
+_HOW = re.compile(r"^如何")
+_FILLER_LEFT = re.compile(r"^(这样做|此举|这一做法|这种做法)(?:可以|能够?|就)$")
+_NEGATED_AGENT = re.compile(r"避免|防止|不|无需|免得|以免|禁止")
+_SWAP = re.compile(r"^(?:换成|改成|改为|替换为|替换成|换为|切换为|切换到)了?\s*(.+)$")
+_OWNER_TAIL = re.compile(r"的$")
+_CHOSE_LEAD = re.compile(r"^(?:作者|实现者|我们)?(?:选择|决定|采用|改为)")
+_SOLUTION_TAIL = re.compile(r"的[^的，,]{0,6}(?:方案|办法|做法|设计|手段)$")
+_CHOOSE_LONGEST_FIRST = sorted(CHOOSE_VERBS, key=len, reverse=True)
+_PRACTICE_BREAK = re.compile(r"[，,；;。]|是否")
+
+
 class RelationFinder:
     """Finds relation facts in review text."""
 
     def __init__(self, seg: Segmenter) -> None:
         self.seg = seg
+        # word → flag: the same few thousand words are asked about again and again.
+        self._verbs: dict[str, bool] = {}
+        self._modifiers: dict[str, bool] = {}
 
     def is_verb(self, token: Token) -> bool:
         if token.protected:
             return False
-        tag = self.seg.pos(token.text)
-        return tag.startswith("v") and tag != "vn"
+        flag = self._verbs.get(token.text)
+        if flag is None:
+            tag = self.seg.pos(token.text)
+            flag = self._verbs[token.text] = tag.startswith("v") and tag != "vn"
+        return flag
 
     def is_modifier(self, token: Token) -> bool:
         """Adverb-like: a modifier POS, or a Chinese word jieba has no tag for (显式, 按需 …)."""
-        return not token.protected and self.seg.pos(token.text) in ("d", "a", "ad", "b", "")
+        if token.protected:
+            return False
+        flag = self._modifiers.get(token.text)
+        if flag is None:
+            flag = self._modifiers[token.text] = self.seg.pos(token.text) in ("d", "a", "ad", "b", "")
+        return flag
 
     def find(self, text: str, line: int, topic: str = "") -> list[Fact]:
         """Relation facts in *text*; a leading pronoun argument is replaced by *topic*."""
@@ -63,7 +106,7 @@ class RelationFinder:
         subject = fact.subject
         # "…的零热路径方案，它把…" / "“捕获轴”机制，这是一个解决…的方案": the pronoun is the topic.
         name = fact.name
-        pronoun = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
+        pronoun = _PRONOUN_ARG
         if topic and pronoun.fullmatch(subject):
             subject = topic
         if topic and pronoun.fullmatch(name):
@@ -82,10 +125,8 @@ class RelationFinder:
 
     def _right(self, span: Span, m: int, stops: set[int]) -> str:
         end = span.clause_end(m)
-        for k in range(m, end):
-            if k in stops:
-                end = k
-                break
+        # The first marker already used inside the clause ends the argument.
+        end = min((k for k in stops if m <= k < end), default=end)
         return clean(span.cut(m, end))
 
     def _after(self, span: Span, m: int, *words: str) -> int:
@@ -123,8 +164,8 @@ class RelationFinder:
 
     def _contrast(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         toks = span.tokens
-        for m, tok in enumerate(toks):
-            nxt = span.word(m + 1)
+        for m in span.positions(_CONTRAST_WORDS):
+            tok, nxt = toks[m], span.word(m + 1)
             if tok.text in ("而非", "而不是") or (tok.text == "而" and nxt in ("非", "不是")):
                 width = 1 if tok.text in ("而非", "而不是") else 2
                 if span.at_clause_start(m):
@@ -151,7 +192,7 @@ class RelationFinder:
                 to = next((k for k in range(m + 2, stop) if toks[k].text in ("到", "改为", "改成", "迁移到", "切换到", "换成")), None)
                 if to is not None and to + 1 < stop:
                     old, new = clean(span.cut(m + 1, to)), clean(span.cut(to + 1, stop))
-                    new = re.sub(r"的(?:迁移|切换|转变|改造|转换)$", "", new)
+                    new = _MIGRATION_TAIL.sub("", new)
                     if units(old) <= 12 and units(new) <= 12:
                         yield Fact(Relation.CONTRAST, new, old, "", 0, marker=f"{tok.text}…{toks[to].text}"), {m, to}
             elif tok.text in ("替代", "取代", "代替", "替换") and not tok.protected and m + 1 < len(toks):
@@ -164,7 +205,8 @@ class RelationFinder:
 
     def _purpose(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         toks = span.tokens
-        for m, tok in enumerate(toks):
+        for m in span.positions(_PURPOSE_WORDS):
+            tok = toks[m]
             if m in used or tok.protected or m == 0:
                 continue
             k = m + 1
@@ -200,8 +242,9 @@ class RelationFinder:
             elif tok.text in ("避免", "防止") and span.at_clause_start(m):
                 yield Fact(Relation.AVOID, self._left(span, m), self._right(span, self._after(span, m, "了"), used),
                            "", 0, marker=tok.text, verb=tok.text), {m}
-        for m, tok in enumerate(toks):
-            if tok.text == "为了" and span.at_clause_start(m) and m not in used:
+        for m in span.positions(_IN_ORDER_TO):
+            tok = toks[m]
+            if span.at_clause_start(m) and m not in used:
                 purpose = self._right(span, m + 1, used)
                 after = span.clause_end(m) + 1
                 if after < len(toks):  # 为了 Y，X
@@ -213,7 +256,8 @@ class RelationFinder:
 
     def _means(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         toks = span.tokens
-        for m, tok in enumerate(toks):
+        for m in span.positions(_MEANS_WORDS):
+            tok = toks[m]
             if m in used or tok.protected or m + 1 >= len(toks):
                 continue
             opens = tok.text == "通过" and span.word(m + 1) not in PASSED_SENSE
@@ -221,21 +265,18 @@ class RelationFinder:
             short_subject = units(span.cut(span.clause_start(m), m)) <= 4 and m > span.clause_start(m) \
                 and self.seg.pos(span.word(m - 1)).startswith(("n", "r"))
             opens = opens or (tok.text in MEANS_OPENERS and (span.at_clause_start(m) or short_subject))
-            if not opens and tok.text in ("采用", "引入", "借助", "利用") and "来" in [span.word(k) for k in range(m + 2, span.clause_end(m))]:
+            if not opens and tok.text in ("采用", "引入", "借助", "利用") and "来" in span.words[m + 2 : span.clause_end(m)]:
                 opens = True
             if not opens:
                 continue
             stop = span.clause_end(m)
-            for k in range(m + 1, stop):
-                if k in used:
-                    stop = k
-                    break
+            stop = min((k for k in used if m + 1 <= k < stop), default=stop)
             end = self._np_end(span, m + 1, stop)
             if end >= stop:
                 continue
             verb_index = next((k for k in range(end, stop) if toks[k].text in LINK_VERBS or self.is_verb(toks[k])), None)
             rest = clean(span.cut(end, stop))
-            rest = re.sub(r"^如何", "", rest)
+            rest = _HOW.sub("", rest)
             prefix = clean(span.cut(span.clause_start(m), m)) if not span.at_clause_start(m) else ""
             yield Fact(Relation.MEANS, clean(span.cut(m + 1, end)), rest, "", 0, marker=tok.text,
                        verb=toks[verb_index].text if verb_index is not None else "", prefix=prefix), \
@@ -243,7 +284,8 @@ class RelationFinder:
 
     def _result(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         toks = span.tokens
-        for m, tok in enumerate(toks):
+        for m in span.positions(_RESULT_WORDS):
+            tok = toks[m]
             if m in used or tok.protected or m == 0:
                 continue
             if tok.text in ("从而", "进而") and span.at_clause_start(m):
@@ -273,7 +315,7 @@ class RelationFinder:
                 if opener in ("又", "也", "并且", "还") or span.word(a) == "既":
                     continue
             left = self._left(span, m)
-            left = re.sub(r"^(这样做|此举|这一做法|这种做法)(?:可以|能够?|就)$", r"\1", left)
+            left = _FILLER_LEFT.sub(r"\1", left)
             if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于")):
                 continue
             after = self._after(span, m, "了")
@@ -283,8 +325,8 @@ class RelationFinder:
     def _action(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """X 把 A V 到/在 B: what was done with A (把配置漂移扼杀在握手阶段)."""
         toks = span.tokens
-        for m, tok in enumerate(toks):
-            if tok.text != "把" or m in used:
+        for m in span.positions(_BA):
+            if m in used:
                 continue
             stop = span.clause_end(m)
             stop = next((k for k in range(m, stop) if span.word(k) in ("（", "(")), stop)  # not into an aside
@@ -299,10 +341,10 @@ class RelationFinder:
                 continue
             agent = clean(span.cut(span.clause_start(m), m))
             agent = "该 PR" if is_self_reference(agent) else agent
-            if re.search(r"避免|防止|不|无需|免得|以免|禁止", agent):
+            if _NEGATED_AGENT.search(agent):
                 continue  # "避免一次性把结果集加载进内存": what is avoided was not done
             thing, done = clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop))
-            swap = re.match(r"^(?:换成|改成|改为|替换为|替换成|换为|切换为|切换到)了?\s*(.+)$", done)
+            swap = _SWAP.match(done)
             if swap:  # 把 A 换成 B: B was chosen instead of A
                 yield Fact(Relation.CONTRAST, clean(swap.group(1)), thing, "", 0, marker="把…换成"), {m}
                 continue
@@ -311,7 +353,8 @@ class RelationFinder:
     def _condition(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """当/在 X 时，Y and 若/如果/一旦 X，(则) Y: in what situation does Y happen."""
         toks = span.tokens
-        for m, tok in enumerate(toks):
+        for m in span.positions(_CONDITION_WORDS):
+            tok = toks[m]
             if m in used or tok.protected:
                 continue
             if tok.text in ("时", "时候", "之时") and m > 0 and span.word(m + 1) != "的":
@@ -342,8 +385,9 @@ class RelationFinder:
     def _cause(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """由于/因为 X，(所以/因此) Y and Y，(是)因为 X: why Y."""
         toks = span.tokens
-        for m, tok in enumerate(toks):
-            if m in used or tok.text not in ("由于", "因为", "是因为") or not span.at_clause_start(m):
+        for m in span.positions(_CAUSE_WORDS):
+            tok = toks[m]
+            if m in used or not span.at_clause_start(m):
                 continue
             end = span.clause_end(m)
             after = end + 1
@@ -352,7 +396,7 @@ class RelationFinder:
             a, b = span.previous_clause(m)
             if b > a and span.word(span.clause_start(m)) != "由于":  # Y，因为 X: the effect came first
                 cause, effect = clean(span.cut(m + 1, end)), clean(span.cut(a, b))
-                effect = re.sub(r"^(?:作者|实现者|我们)?(?:选择|决定|采用|改为)", "", effect).strip()
+                effect = _CHOSE_LEAD.sub("", effect).strip()
             elif after < len(toks):
                 cause = clean(span.cut(m + 1, end))
                 effect = clean(span.cut(after, span.clause_end(after)))
@@ -364,22 +408,21 @@ class RelationFinder:
     def _tradeoff(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """(这样做的)好处是 Y / 代价是 Y / 权衡在于 Y: what the decision gains or costs."""
         toks = span.tokens
-        for m, tok in enumerate(toks):
-            kind = "好处" if tok.text in ("好处", "优点", "收益", "优势") else \
-                "代价" if tok.text in ("代价", "缺点", "权衡", "副作用", "不足", "风险") else ""
-            if not kind or m in used or span.word(m + 1) not in ("是", "在于", "为"):
+        for m in span.positions(_TRADEOFF_WORDS):
+            tok = toks[m]
+            kind = "好处" if tok.text in _GAIN_WORDS else "代价"
+            if m in used or span.word(m + 1) not in ("是", "在于", "为"):
                 continue
             start = span.clause_start(m)
-            owner = clean(re.sub(r"的$", "", span.cut(start, m))) or "这样做"
+            owner = clean(_OWNER_TAIL.sub("", span.cut(start, m))) or "这样做"
             value = clean(span.cut(m + 2, span.clause_end(m)))
             if value and units(value) >= 3:
                 yield Fact(Relation.TRADEOFF, owner, value, "", 0, marker=tok.text, verb=kind), {m}
 
     def _hence(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """X，这样(可以) Y: the effect the reviewer draws from the clause before."""
-        toks = span.tokens
-        for m, tok in enumerate(toks):
-            if tok.text != "这样" or m in used or not span.at_clause_start(m) or span.word(m + 1) in ("做", "的"):
+        for m in span.positions(_ZHEYANG):
+            if m in used or not span.at_clause_start(m) or span.word(m + 1) in ("做", "的"):
                 continue
             a, b = span.previous_clause(m)
             effect = clean(span.cut(m, span.clause_end(m)))
@@ -387,17 +430,17 @@ class RelationFinder:
                 yield Fact(Relation.RESULT, clean(span.cut(a, b)), effect, "", 0, marker="这样", verb="这样"), {m}
 
     def _show(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
-        yield from self._simple(span, used, Relation.SHOW, ("体现", "展示", "反映", "表明", "展现"))
+        yield from self._simple(span, used, Relation.SHOW, _SHOW_WORDS)
 
     def _solve(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
-        for fact, markers in self._simple(span, used, Relation.SOLVE, ("解决",)):
-            detail = re.sub(r"的[^的，,]{0,6}(?:方案|办法|做法|设计|手段)$", "", fact.detail)
+        for fact, markers in self._simple(span, used, Relation.SOLVE, _SOLVE_WORDS):
+            detail = _SOLUTION_TAIL.sub("", fact.detail)
             yield Fact(fact.relation, fact.subject, detail, "", 0, marker=fact.marker, verb=fact.verb), markers
 
     def _role(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
-        for fact, markers in self._simple(span, used, Relation.ROLE, ("作为",)):
+        for fact, markers in self._simple(span, used, Relation.ROLE, _ROLE_WORDS):
             verb, subject = "", fact.subject
-            for choose in sorted(CHOOSE_VERBS, key=len, reverse=True):
+            for choose in _CHOOSE_LONGEST_FIRST:
                 if subject.startswith(choose) and len(subject) > len(choose) + 1:
                     verb, subject = choose, clean(subject[len(choose) :])
                     break
@@ -407,10 +450,11 @@ class RelationFinder:
             yield Fact(fact.relation, subject, fact.detail, "", 0, marker=fact.marker, verb=verb), markers
 
     def _simple(self, span: Span, used: set[int], relation: Relation,
-                markers: tuple[str, ...]) -> Iterator[tuple[Fact, set[int]]]:
+                markers: frozenset[str]) -> Iterator[tuple[Fact, set[int]]]:
         toks = span.tokens
-        for m, tok in enumerate(toks):
-            if m in used or tok.protected or tok.text not in markers or m == 0:
+        for m in span.positions(markers):
+            tok = toks[m]
+            if m in used or tok.protected or m == 0:
                 continue
             after = self._after(span, m, "了", "出")
             left, right = self._left(span, m), self._right(span, after, used)
@@ -426,7 +470,7 @@ def subject_predicate(finder: RelationFinder, text: str) -> tuple[str, str] | No
     Only single-clause text whose subject is a noun phrase and whose predicate
     starts with a verb qualifies; questions (是否) and relative clauses (V 的 …) don't.
     """
-    if re.search(r"[，,；;。]|是否", text) or units(text) > 30:
+    if _PRACTICE_BREAK.search(text) or units(text) > 30:
         return None
     tokens = finder.seg.tokenize(text)
     words = [t.text for t in tokens]
@@ -451,7 +495,7 @@ def subject_predicate(finder: RelationFinder, text: str) -> tuple[str, str] | No
     if words[split] == "如何" and not any(finder.is_verb(t) or finder.is_modifier(t) for t in tokens[split + 1 : split + 2]):
         return None
     subject, predicate = clean(text[: tokens[split].start]), clean(text[tokens[split].start :])
-    predicate = re.sub(r"^如何", "", predicate)
+    predicate = _HOW.sub("", predicate)
     if subject and units(predicate) >= 3 and units(subject) <= 12 and not PRONOUN_RE.match(subject):
         return subject, predicate
     return None
