@@ -34,6 +34,31 @@ _DASH_RE = re.compile(r"\s*——\s*|\s*--\s+")
 _VERDICT_HINT = re.compile(r"精读|浏览|略读|值得|建议")
 _VERDICT_WORDS = frozenset({"精读", "快速浏览", "略读", "不值得精读", "强烈建议精读"})
 _MAX_NAME_UNITS = 20
+# Patterns used for every unit or clause, compiled once (re's own cache look-up shows in profiles).
+_CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
+_CLAUSE_BREAK_RE = re.compile(r"[，,；;。]")
+_COMMA_RE = re.compile(r"[，,；;]")
+_SENTENCE_BREAK_RE = re.compile(r"[；;。]")
+_HEAD_COLON_RE = re.compile(r"^([^，,。：:、]{2,30})[:：]")
+_NEW_LEAD_RE = re.compile(r"^(?:新增|引入|添加|增加|采用|提供)(?:了)?\s*")
+_REFERS_BACK_RE = re.compile(r"^(?:这样做|此举|这一做法|这种做法|这样)")
+_NAMED_COLON_RE = re.compile(r"^([^，,。：:]{2,30}?(?:模式|机制|策略|方案|设计|原则|优化|思路|做法))\s*[:：]\s*(.+)$")
+_HEAD_RE = re.compile(r"^([^，,。：:、]{2,30})[:：]\s*")
+_FRAMED_RE = re.compile(r"^[^，,。：:]{0,8}?(?:亮点|关键|核心|重点|要点|精髓)(?:是|在于)([^，,。：:]{2,16})\s*[:：]\s*(.+)$")
+_PRONOUN_LEAD_RE = re.compile(r"^(?:它|这|此|其|该 ?PR|本 ?PR)")
+_SHOWS_RE = re.compile(r"展示|体现|说明")
+_EXPLANATION_END_RE = re.compile(r"[，,；;。]|而(?:非|不是)|以(?:避免|免|便|确保|保证)")
+_PRONOUN_CLAUSE_RE = re.compile(r"^(?:它|其|这)(?!们|些|是)")
+_NOT_AGENT_RE = re.compile(r"^(?:展示|体现|把|解决)")
+_LIST_SEP_RE = re.compile(r"、(?![^（(]*[）)])")
+_EXAMPLE_RE = re.compile(r"[（(]如\s*([^）)、]{2,20}?)(?:\s*PR\s*#\d+)?[）)]")
+_PAREN_CHAR_RE = re.compile(r"[（(）)]")
+_MEMBER_SEP_RE = re.compile(r"、|\s*(?:和|与|及|以及)\s*")
+_AUDIENCE_RE = re.compile(r"同学|工程师|开发者|读者|人员|用户|团队")
+_NOT_TERM_RE = re.compile(r"[\d.%#]+|PR|[A-Z]")
+_PLUS_SEP_RE = re.compile(r"\s\+\s|、|\s/\s")
+_OBJECT_END_RE = re.compile(r"与|和|及|的")
+_OBJECT_BREAK_RE = re.compile(r"[，,；;、]")
 
 
 def find_verdict(text: str) -> tuple[Verdict, str]:
@@ -81,12 +106,12 @@ def _summary(unit: Unit) -> str:
     if unit.heading:
         return unit.heading
     masked = _mask_code(unit.text)
-    colon = re.match(r"^([^，,。：:、]{2,30})[:：]", masked)
+    colon = _HEAD_COLON_RE.match(masked)
     if colon:  # "新增 `Negotiate` 握手：…"
         head = unit.text[: colon.end(1)]
-        return re.sub(r"^(?:新增|引入|添加|增加|采用|提供)(?:了)?\s*", "", head).strip() if units(head) <= 12 else ""
+        return _NEW_LEAD_RE.sub("", head).strip() if units(head) <= 12 else ""
     # Otherwise only a one-clause sentence is a safe antecedent.
-    return unit.text if not re.search(r"[，,；;]", masked) and 2 <= units(unit.text) <= 16 else ""
+    return unit.text if not _COMMA_RE.search(masked) and 2 <= units(unit.text) <= 16 else ""
 
 
 def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "") -> list[Fact]:
@@ -98,10 +123,10 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
         if explanation:
             facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker="：", name=name))
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)
-    if not topic and re.match(r"^(?:这样做|此举|这一做法|这种做法|这样)", text):
+    if not topic and _REFERS_BACK_RE.match(text):
         topic = previous
     # A name covers its explanation up to the first ；/。, not what the unit says next.
-    named_span = re.split(r"[；;。]", body, maxsplit=1)[0] if name else ""
+    named_span = _SENTENCE_BREAK_RE.split(body, maxsplit=1)[0] if name else ""
     head, parts = _list_parts(body, finder)
     quoted = [p for m in _QUOTED_RE.finditer(body) if units(m.group(1)) >= 6 for p in _plus_parts(m.group(1))]
     # (text to search, sentence shown with its facts): a list member is shown with
@@ -162,24 +187,24 @@ def _named_part(unit: Unit, text: str) -> tuple[str, str]:
     if unit.heading:
         body = text[len(unit.heading) :].lstrip().lstrip(":：").strip()
         return unit.heading.strip(), body
-    colon = re.match(r"^([^，,。：:]{2,30}?(?:模式|机制|策略|方案|设计|原则|优化|思路|做法))\s*[:：]\s*(.+)$", text)
+    colon = _NAMED_COLON_RE.match(text)
     if colon and units(colon.group(1)) <= _MAX_NAME_UNITS:
         return colon.group(1), colon.group(2)
     # "新增 `Negotiate` 握手：宿主声明…" — a short head naming a mechanism, then how it works.
-    head = re.match(r"^([^，,。：:、]{2,30})[:：]\s*", _mask_code(text))
+    head = _HEAD_RE.match(_mask_code(text))
     if head and units(head.group(1)) <= 12 and not _META_HEAD.search(head.group(1)):
-        named = re.sub(r"^(?:新增|引入|添加|增加|采用|提供)(?:了)?\s*", "", text[: head.end(1)]).strip()
+        named = _NEW_LEAD_RE.sub("", text[: head.end(1)]).strip()
         if (PROTECTED_RE.search(named) or _DESIGN_NOUN.search(named)) and text[head.end() :].strip():
             return named, text[head.end() :].strip()
     # "亮点是证书轮换：服务端…" — a short name after the reviewer's frame.
-    framed = re.match(r"^[^，,。：:]{0,8}?(?:亮点|关键|核心|重点|要点|精髓)(?:是|在于)([^，,。：:]{2,16})\s*[:：]\s*(.+)$", text)
+    framed = _FRAMED_RE.match(text)
     if framed and units(framed.group(1)) <= 10:
         return clean(framed.group(1)), framed.group(2)
     dash = _DASH_RE.search(text)
     if dash:
         left, right = text[: dash.start()].strip(), text[dash.end() :].strip()
-        if left and right and units(left) <= _MAX_NAME_UNITS and not re.search(r"[，,；;]", _mask_code(left)):
-            if not re.match(r"^(?:它|这|此|其|该 ?PR|本 ?PR)", left) and not re.search(r"展示|体现|说明", left):
+        if left and right and units(left) <= _MAX_NAME_UNITS and not _COMMA_RE.search(_mask_code(left)):
+            if not _PRONOUN_LEAD_RE.match(left) and not _SHOWS_RE.search(left):
                 return left, right
     return "", text
 
@@ -191,21 +216,23 @@ def _explanation(body: str) -> str:
     since either half alone misstates the decision.
     """
     if body.startswith("既") and "又" in body:
-        return re.split(r"[；;。]", body, maxsplit=1)[0].strip()
-    clause = re.split(r"[，,；;。]|而(?:非|不是)|以(?:避免|免|便|确保|保证)", _mask_code(body), maxsplit=1)[0]
+        return _SENTENCE_BREAK_RE.split(body, maxsplit=1)[0].strip()
+    clause = _EXPLANATION_END_RE.split(_mask_code(body), maxsplit=1)[0]
     return clean(body[: len(clause)])
 
 
 def _mask_code(text: str) -> str:
     """*text* with the inside of code spans blanked, so punctuation in code splits nothing."""
-    return re.sub(r"`[^`\n]+`", lambda m: "`" + "x" * (len(m.group()) - 2) + "`", text)
+    if "`" not in text:  # most text has no code span: nothing to blank
+        return text
+    return _CODE_SPAN_RE.sub(lambda m: "`" + "x" * (len(m.group()) - 2) + "`", text)
 
 
 def _clauses(text: str) -> list[str]:
     masked = _mask_code(text)
     out: list[str] = []
     pos = 0
-    for match in re.finditer(r"[，,；;。]", masked):
+    for match in _CLAUSE_BREAK_RE.finditer(masked):
         out.append(text[pos : match.start()].strip())
         pos = match.end()
     out.append(text[pos:].strip())
@@ -236,10 +263,10 @@ def _pronoun_agent(body: str, topic: str, finder: RelationFinder) -> str:
         return ""
     clauses = _clauses(body)
     for clause in clauses[1:2]:
-        match = re.match(r"^(?:它|其|这)(?!们|些|是)", clause)
+        match = _PRONOUN_CLAUSE_RE.match(clause)
         if match:
             predicate = clean(clause[match.end() :])
-            if units(predicate) >= 4 and not re.match(r"^(?:展示|体现|把|解决)", predicate):
+            if units(predicate) >= 4 and not _NOT_AGENT_RE.match(predicate):
                 return predicate
     return ""
 
@@ -255,7 +282,7 @@ def _list_parts(body: str, finder: RelationFinder) -> tuple[str, list[str]]:
     if colon < 0:
         return "", []
     head, tail = body[:colon].strip(), body[colon + 1 :].strip().rstrip("。")
-    parts = [p.strip() for p in re.split(r"、(?![^（(]*[）)])", tail)]
+    parts = [p.strip() for p in _LIST_SEP_RE.split(tail)]
     if len(parts) < 2 or any(units(p) < 4 for p in parts):
         return "", []
     with_verbs = [p for p in parts if any(finder.is_verb(t) or t.text == "把" for t in finder.seg.tokenize(p)[1:])]
@@ -291,7 +318,7 @@ def _term_facts(text: str, line: int, unit: Unit, name: str, finder: RelationFin
         if not _VERDICT_HINT.search(clause):
             for member in _set_members(clause, finder):
                 add(member, clause, "set")
-        example = re.search(r"[（(]如\s*([^）)、]{2,20}?)(?:\s*PR\s*#\d+)?[）)]", clause)
+        example = _EXAMPLE_RE.search(clause)
         if example:
             add(clean(example.group(1)), clause, "example")
         if clause.startswith(("以及", "并且", "还有")):
@@ -318,11 +345,11 @@ def _set_members(clause: str, finder: RelationFinder) -> list[str]:
         pass
     if intro is None:
         return []
-    tail = re.split(r"[（(）)]", clause[intro.end() :])[0]
-    members = [clean(m) for m in re.split(r"、|\s*(?:和|与|及|以及)\s*", tail)]
+    tail = _PAREN_CHAR_RE.split(clause[intro.end() :])[0]
+    members = [clean(m) for m in _MEMBER_SEP_RE.split(tail)]
     if len(members) < 2 or any(not 2 <= units(m) <= 10 for m in members):
         return []
-    if any(re.search(r"同学|工程师|开发者|读者|人员|用户|团队", m) for m in members):
+    if any(_AUDIENCE_RE.search(m) for m in members):
         return []  # an audience ("尤其是负责调度与资源管理的同学"), not a design
     return [_head_phrase(m) for m in members]
 
@@ -335,12 +362,12 @@ def _head_phrase(member: str) -> str:
 
 def _ascii_terms(text: str) -> list[str]:
     """English terms and code in *text* (``Python dataclass``, ``sccache``), the usual key phrases of a practice."""
-    return [m.group(0) for m in PROTECTED_RE.finditer(text) if not re.fullmatch(r"[\d.%#]+|PR|[A-Z]", m.group(0))]
+    return [m.group(0) for m in PROTECTED_RE.finditer(text) if not _NOT_TERM_RE.fullmatch(m.group(0))]
 
 
 def _plus_parts(phrase: str) -> list[str]:
     """“A + B + C” names a combination: each part is its own key phrase."""
-    parts = [p.strip() for p in re.split(r"\s\+\s|、|\s/\s", phrase)]
+    parts = [p.strip() for p in _PLUS_SEP_RE.split(phrase)]
     return parts if len(parts) > 1 and all(units(p) >= 2 for p in parts) else [phrase.strip()]
 
 
@@ -353,8 +380,8 @@ def _object_phrase(text: str, finder: RelationFinder) -> str:
             obj = clean(text[tokens[k + 1].start :])
             if obj.startswith("的"):
                 # 守护进程新增的错误报告协议与现有客户端的兼容性 → 错误报告协议
-                obj = re.split(r"与|和|及|的", obj[1:], maxsplit=1)[0]
-            if 2 <= units(obj) <= 12 and not re.search(r"[，,；;、]", obj) and not obj.startswith(("的", "了")):
+                obj = _OBJECT_END_RE.split(obj[1:], maxsplit=1)[0]
+            if 2 <= units(obj) <= 12 and not _OBJECT_BREAK_RE.search(obj) and not obj.startswith(("的", "了")):
                 return obj
             return ""
     return ""
@@ -364,8 +391,9 @@ def _dedupe(facts: list[Fact]) -> tuple[Fact, ...]:
     seen: set[tuple[str, str, str]] = set()
     out: list[Fact] = []
     for fact in facts:
-        key = (fact.relation.value, norm(fact.subject), norm(fact.detail))
-        if key not in seen and norm(fact.subject):
+        subject = norm(fact.subject)
+        key = (fact.relation.value, subject, norm(fact.detail))
+        if key not in seen and subject:
             seen.add(key)
             out.append(fact)
     return tuple(out)

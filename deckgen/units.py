@@ -35,6 +35,11 @@ _COUNT_RE = re.compile(r"(?:有|分为|包括|包含)?([两二三四五六七八
 _SENTENCE_END = "。！？!?\n"
 _OPENERS = {"（": "）", "(": ")", "“": "”", "「": "」", "『": "』", "《": "》", "【": "】", "[": "]"}
 _BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
+_CODE_RE = re.compile(r"`[^`\n]+`")
+# The only characters _sentence_end reacts to: it jumps from one to the next.
+_SENTENCE_EVENT_RE = re.compile(
+    "[" + re.escape("`" + "".join(_OPENERS) + "".join(_OPENERS.values()) + _SENTENCE_END) + "]")
+_ITEM_STOP_RE = re.compile(r"[；;]")
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ def _ordinal(family: str, token: str) -> int:
 
 
 def _code_ranges(text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]+`", text)]
+    return [(m.start(), m.end()) for m in _CODE_RE.finditer(text)] if "`" in text else []
 
 
 def find_markers(text: str) -> list[Marker]:
@@ -103,7 +108,7 @@ def find_markers(text: str) -> list[Marker]:
     found: list[Marker] = []
     for family, pattern in _MARKER_PATTERNS.items():
         for match in pattern.finditer(text):
-            if any(a <= match.start() < b for a, b in code):
+            if code and any(a <= match.start() < b for a, b in code):
                 continue
             ordinal = _ordinal(family, match.group(1))
             if family == "bullet":
@@ -144,10 +149,9 @@ def _runs(markers: list[Marker]) -> list[list[Marker]]:
 def _sentence_end(text: str, start: int) -> int:
     """Index just past the sentence that contains *start* (brackets and quotes respected)."""
     depth: list[str] = []
-    i = start
     in_code = False
-    while i < len(text):
-        ch = text[i]
+    for match in _SENTENCE_EVENT_RE.finditer(text, start):
+        ch = match.group()
         if ch == "`":
             in_code = not in_code
         elif not in_code:
@@ -156,8 +160,7 @@ def _sentence_end(text: str, start: int) -> int:
             elif depth and ch == depth[-1]:
                 depth.pop()
             elif ch in _SENTENCE_END and not depth:
-                return i + 1
-        i += 1
+                return match.end()
     return len(text)
 
 
@@ -222,7 +225,7 @@ def _split_headings(unit: Unit, bold: list[tuple[int, int]]) -> list[Unit]:
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(unit.text)
         piece = unit.text[start:end]
-        stop = re.search(r"[；;]", piece)
+        stop = _ITEM_STOP_RE.search(piece)
         body, rest = (piece[: stop.start()], piece[stop.end() :]) if stop else (piece, "")
         offset = unit.offset + start
         out.append(Unit(body.strip(), offset, heading=_heading(body, offset, bold)))
