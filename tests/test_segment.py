@@ -48,6 +48,15 @@ def test_offsets_point_into_the_text() -> None:
         assert text[token.start : token.end] == token.text
 
 
+def test_pieces_segmented_before_do_not_change_a_sentence() -> None:
+    """Segmentation is memoised per jieba block: a sentence must come out as jieba cuts it whole."""
+    seg = get_segmenter()
+    sentence = "调度器在预填充阶段把请求拆成小块，从而降低首字延迟；同时复用前缀缓存以减少重复计算"
+    for piece in ("从而降低首字延迟", "同时复用前缀缓存以减少重复计算", "调度器在预填充阶段把请求拆成小块"):
+        seg.tokenize(piece)
+    assert [(t.text, t.start, t.end) for t in seg.tokenize(sentence)] == list(seg._tk.tokenize(sentence, HMM=True))
+
+
 def test_units_count_cjk_chars_and_english_words() -> None:
     assert units("用 `lru_cache` 实现复用") == 1 + 1 + 4
     assert units("chunked prefill clamp") == 1
