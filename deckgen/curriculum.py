@@ -71,8 +71,8 @@ def apply_curriculum(reviews: Sequence[Review], cards: Sequence[Card], taxonomy:
             pr_topics[review.entry.pr_key] = topics
             if not topics:
                 unmatched.append(review.entry)
-    tagged = [replace(c, tags=(*c.tags, *(TOPIC_TAG_PREFIX + t for t in pr_topics.get(c.entry.pr_key, ()))))
-              for c in cards]
+    topic_tags = {pr: tuple(TOPIC_TAG_PREFIX + t for t in topics) for pr, topics in pr_topics.items()}
+    tagged = [replace(c, tags=(*c.tags, *extra)) if (extra := topic_tags.get(c.entry.pr_key)) else c for c in cards]
     entries = [r.entry for r in reviews]
     if glossary:
         tagged.extend(glossary_cards(entries, glossary, pr_topics))

@@ -83,6 +83,16 @@ class Glossary:
     def _known(self) -> frozenset[str]:
         return frozenset({norm(s) for t in self.terms for s in (t.term, *t.aliases)} | {norm(s) for s in self.ignore})
 
+    @cached_property
+    def blanking_only_removes(self) -> bool:
+        """Whether blanking out spellings can only remove acronyms from a text, never reveal one.
+
+        A spelling's match ends at a non-word character or where the next character is not one
+        (see :mod:`deckgen.matching`), so the words around it stay whole; only a backtick in a
+        spelling could change which text counts as a code span.
+        """
+        return not any("`" in s for t in self.terms for s in (t.term, *t.aliases))
+
     def knows(self, acronym: str) -> bool:
         """Whether *acronym* is a term, an alias or ignored."""
         return norm(acronym) in self._known
@@ -160,6 +170,8 @@ def unknown_in(text: str, glossary: Glossary) -> list[str]:
     """The acronyms in *text* with no glossary entry, each once, in order of first use (``deckgen lint`` per line)."""
     # An acronym inside a known spelling ("KV" in "KV 缓存") is covered by that term's card.
     text = unicodedata.normalize("NFKC", text)
+    if glossary.blanking_only_removes and all(map(glossary.knows, find_acronyms(text))):
+        return []  # the usual case, and blanking spellings out could only take acronyms away
     for term in glossary.terms:
         text = term.spellings.blank(text)
     return [acronym for acronym in dict.fromkeys(find_acronyms(text)) if not glossary.knows(acronym)]

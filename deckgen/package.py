@@ -18,6 +18,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
@@ -44,8 +45,15 @@ def card_guid(card: Card) -> str:
     return genanki.guid_for(GUID_NAMESPACE, *card.guid_parts)
 
 
+@lru_cache(maxsize=4096)  # the same few repository, kind, verdict and topic tags on every note
 def tag(*parts: str) -> str:
     return "::".join(_TAG_UNSAFE.sub("_", part.strip()) for part in parts if part.strip())
+
+
+# A PR's cards share its cue, title and source line, and a fact's cards share its sentence: each is
+# rendered once (half of the rendering of a big corpus), not once per card.
+_escape = lru_cache(maxsize=4096)(escape)
+_to_html = lru_cache(maxsize=4096)(to_html)
 
 
 def card_tags(card: Card) -> list[str]:
@@ -60,8 +68,8 @@ def card_tags(card: Card) -> list[str]:
 def note_fields(card: Card) -> list[str]:
     """Field values in note-type order (see :mod:`deckgen.notetypes`), all HTML-escaped."""
     verdict = GLOSSARY_LABEL if card.kind == CardKind.GLOSSARY else card.verdict.label
-    shared = [escape(card.cue), escape(card.entry.title), to_html(card.sentence),
-              escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), escape(verdict), ""]
+    shared = [_escape(card.cue), _escape(card.entry.title), _to_html(card.sentence),
+              _escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), _escape(verdict), ""]
     if card.kind == CardKind.CLOZE:
         return [cloze_to_html(card.prompt), *shared]
     return [to_html(card.prompt), to_html(card.answer), *shared]

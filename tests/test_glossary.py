@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SEEDS, AnkiCollection, write_seed
 from deckgen.cli import cli
 from deckgen.errors import DataFileError
-from deckgen.glossary import Term, find_acronyms, load_glossary
+from deckgen.glossary import Glossary, Term, find_acronyms, load_glossary, unknown_in
 from deckgen.package import card_guid, card_tags
 from deckgen.parse import parse_corpus
 from deckgen.pipeline import build_corpus, build_deck
@@ -197,3 +200,39 @@ def test_glossary_card_renders_term_meaning_and_source(anki: AnkiCollection, tmp
     assert "解码上下文并行（Decode Context Parallelism）" in answer
     assert "解码阶段把 KV cache 按 token 切到多卡。" in answer
     assert "术语表" in answer and "glossary.toml:3" in answer
+
+
+def _unknown_by_blanking(text: str, glossary: Glossary) -> list[str]:
+    """unknown_in without its shortcut: blank every spelling, then look (the reference)."""
+    text = unicodedata.normalize("NFKC", text)
+    for term in glossary.terms:
+        text = term.spellings.blank(text)
+    return [a for a in dict.fromkeys(find_acronyms(text)) if not glossary.knows(a)]
+
+
+_PIECES = st.sampled_from(["DCP", "KV cache", "KV-cache", "kvcache", "UVA", "UVAX", "XDCP", "DCPs", "KV 缓存",
+                           "解码上下文并行", "OPUS", "MRV2", "`DCP`", "`", "_", "-", " ", "。", "é", "缓存", "AB",
+                           "PR", "PRs", "x", "1", "Ｄ", "ＣＰ"])
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_unknown_acronyms_shortcut_agrees_with_blanking_first(text: str) -> None:
+    glossary = _glossary()
+    assert glossary.blanking_only_removes
+    assert unknown_in(text, glossary) == _unknown_by_blanking(text, glossary)
+
+
+def test_a_backtick_in_a_spelling_turns_the_shortcut_off(tmp_path: Path) -> None:
+    path = tmp_path / "glossary.toml"
+    path.write_text('[[term]]\nterm = "X`Y"\nen = "x"\nzh = "叉"\n', encoding="utf-8")
+    assert not load_glossary(path).blanking_only_removes
+
+
+def _glossary() -> Glossary:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "glossary.toml"
+        path.write_text(GLOSSARY, encoding="utf-8")
+        return load_glossary(path)
