@@ -25,6 +25,7 @@ from typing import BinaryIO
 import genanki
 
 from .atomic import atomic_files, scratch_file
+from .collection import NoteRow, write_collection
 from .defaults import DEFAULT_DECK_NAME
 from .errors import OutputError
 from .markup import cloze_to_html, escape, sanitize_html, to_html
@@ -94,21 +95,6 @@ def obsolete_note(note: LockedNote) -> tuple[list[str], list[str]]:
     return fields, sorted({*tags, OBSOLETE_TAG})
 
 
-class DeckNote(genanki.Note):
-    """A note with its own modification time and ids (genanki gives every note the package's)."""
-
-    def __init__(self, *args: object, mod: int, nid: int | None = None, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
-        self.mod = mod
-        self.nid = nid
-
-    def write_to_db(self, cursor, timestamp, deck_id, id_gen):  # type: ignore[no-untyped-def]
-        if self.nid is not None:
-            # Stable ids across rebuilds: the note id is Anki's "Added" date; card ids follow it.
-            id_gen = iter([self.nid, *(self.nid + card.ord for card in self.cards)])
-        super().write_to_db(cursor, self.mod, deck_id, id_gen)
-
-
 def deck_id_for(name: str) -> int:
     """A stable deck id (Anki matches decks by name; the id only has to be a stable int that is not 1)."""
     from .types import short_hash
@@ -131,30 +117,29 @@ class DeckPlan:
     """Notes already rendered by :func:`built_note` (the build renders every card for the lock first)."""
 
 
-def build_package(plan: DeckPlan) -> genanki.Package:
+def package_decks(plan: DeckPlan) -> list[tuple[genanki.Deck, list[NoteRow]]]:
+    """The decks of *plan* (one per repository, by name) with their notes' rows, in package order."""
     models = {m.model_id: m for m in (qa_model(), cloze_model())}
-    decks: dict[str, genanki.Deck] = {}
+    decks: dict[str, tuple[genanki.Deck, list[NoteRow]]] = {}
 
-    def add(repo: str, note: DeckNote) -> None:
+    def add(repo: str, row: NoteRow) -> None:
         name = f"{plan.deck_name}::{repo}"
-        deck = decks.get(name)
-        if deck is None:
-            deck = decks[name] = genanki.Deck(deck_id_for(name), name, description=plan.description)
-        deck.add_note(note)
+        if name not in decks:
+            decks[name] = (genanki.Deck(deck_id_for(name), name, description=plan.description), [])
+        decks[name][1].append(row)
 
     for position, card in enumerate(plan.cards):
         built = plan.built.get(card) or built_note(card)
         locked = plan.lock.note_for(built.pr, built.key) if plan.lock else None
         guid = locked.guid if locked else built.guid
         mod = locked.mod if locked else (plan.mods or {}).get(guid, plan.timestamp)
-        add(card.entry.repo, DeckNote(model=models[built.model], fields=list(built.fields), tags=list(built.tags),
-                                      guid=guid, due=position, mod=mod, nid=locked.nid if locked else None))
+        add(card.entry.repo, NoteRow(models[built.model], built.fields, built.tags, guid, position, mod,
+                                     locked.nid if locked else None))
     obsolete = [n for n in (plan.lock.notes if plan.lock else ()) if n.obsolete]
     for position, note in enumerate(sorted(obsolete, key=lambda n: n.nid), start=len(plan.cards)):
         fields, tags = obsolete_note(note)
-        add(note.repo, DeckNote(model=models[note.model], fields=fields, tags=tags, guid=note.guid,
-                                due=position, mod=note.mod, nid=note.nid))
-    return genanki.Package([decks[name] for name in sorted(decks)])
+        add(note.repo, NoteRow(models[note.model], tuple(fields), tuple(tags), note.guid, position, note.mod, note.nid))
+    return [decks[name] for name in sorted(decks)]
 
 
 def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None) -> Path:
@@ -231,10 +216,9 @@ def _write_apkg_to(plan: DeckPlan, handle: BinaryIO, *, scratch: Path | None) ->
 
 
 def _fill_collection(plan: DeckPlan, connection: sqlite3.Connection) -> None:
-    package = build_package(plan)
     id_gen = iter(range(plan.timestamp * 1000, plan.timestamp * 1000 + 10_000_000))
     cursor = connection.cursor()
-    package.write_to_db(cursor, plan.timestamp, id_gen)
+    write_collection(cursor, package_decks(plan), plan.timestamp, id_gen)
     if plan.lock is not None:
         _date_notetypes(cursor, {mid: state.changed for mid, state in plan.lock.notetypes.items()})
     connection.commit()

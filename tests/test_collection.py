@@ -1,0 +1,65 @@
+"""The collection writer gives exactly the rows genanki's own Note objects would."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import genanki
+import pytest
+
+from deckgen.collection import NoteRow, write_collection
+from deckgen.notetypes import cloze_model, qa_model
+
+QA = ("问：为什么？", "答", "vllm · 缓存", "标题", "句子", "src", "精读", "")
+CLOZE = ("{{c1::甲}} 与 {{c2::乙}} 和 {{c1::丙}}", "vllm · 缓存", "标题", "句子", "src", "精读", "")
+
+
+def _rows(model: genanki.Model) -> list[NoteRow]:
+    fields = QA if model.model_id == qa_model().model_id else CLOZE
+    return [NoteRow(model, fields, ("deckgen", "topic::a"), "guid-a", due=0, mod=1_700_000_000, nid=1_600_000_000_000),
+            NoteRow(model, fields, ("deckgen",), "guid-b", due=1, mod=1_700_000_100, nid=None)]
+
+
+def _genanki_way(deck: genanki.Deck, rows: list[NoteRow], cursor: sqlite3.Cursor) -> None:
+    for row in rows:
+        note = genanki.Note(model=row.model, fields=list(row.fields), tags=list(row.tags), guid=row.guid, due=row.due)
+        deck.add_note(note)
+    id_gen = iter(range(10**12, 10**12 + 1000))
+    genanki.Package([deck]).write_to_db(cursor, 1_700_000_000, id_gen)
+
+
+def _dump(connection: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
+    return {table: connection.execute(f"select * from {table} order by id").fetchall() for table in ("notes", "cards")}
+
+
+@pytest.mark.parametrize("model", [qa_model(), cloze_model()], ids=["qa", "cloze"])
+def test_rows_match_genanki_notes(model: genanki.Model) -> None:
+    rows = [NoteRow(r.model, r.fields, r.tags, r.guid, r.due, 1_700_000_000, None) for r in _rows(model)]
+    ours, theirs = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
+    write_collection(ours.cursor(), [(genanki.Deck(1 << 30, "d"), rows)], 1_700_000_000,
+                     iter(range(10**12, 10**12 + 1000)))
+    _genanki_way(genanki.Deck(1 << 30, "d"), rows, theirs.cursor())
+    assert _dump(ours) == _dump(theirs)
+    assert ours.execute("select decks, models from col").fetchone() == theirs.execute("select decks, models from col").fetchone()
+    assert len(_dump(ours)["cards"]) == (2 if model.model_id == qa_model().model_id else 4)  # c1 and c2 per cloze note
+
+
+def test_note_id_from_the_lock_fixes_card_ids_and_mtime() -> None:
+    connection = sqlite3.connect(":memory:")
+    write_collection(connection.cursor(), [(genanki.Deck(1 << 30, "d"), _rows(cloze_model()))], 1_700_000_000,
+                     iter(range(10**12, 10**12 + 1000)))
+    cards = connection.execute("select id, nid, ord, mod from cards order by id desc").fetchall()
+    assert cards[:2] == [(1_600_000_000_001, 1_600_000_000_000, 1, 1_700_000_000),
+                         (1_600_000_000_000, 1_600_000_000_000, 0, 1_700_000_000)]
+    assert [c[3] for c in cards[2:]] == [1_700_000_100] * 2  # the other note: ids from the sequence
+
+
+def test_a_tag_with_a_space_or_a_wrong_field_count_is_refused() -> None:
+    cursor = sqlite3.connect(":memory:").cursor()
+    bad_tag = NoteRow(qa_model(), QA, ("two words",), "g", 0, 1)
+    with pytest.raises(ValueError, match="space"):
+        write_collection(cursor, [(genanki.Deck(1 << 30, "d"), [bad_tag])], 1, iter(range(10, 20)))
+    short = NoteRow(qa_model(), QA[:3], (), "g", 0, 1)
+    with pytest.raises(ValueError, match="fields"):
+        write_collection(sqlite3.connect(":memory:").cursor(), [(genanki.Deck(1 << 30, "d"), [short])], 1,
+                         iter(range(10, 20)))
