@@ -56,8 +56,14 @@ def study_order(cards: Sequence[Card], topic_order: Sequence[str],
         generation[unit] = min(generation.get(unit, _NEW), seen.get((card.entry.pr_key, card.key), _NEW))
     topic_rank = {topic: rank for rank, topic in enumerate(topic_order)}
 
+    by_tags: dict[tuple[str, ...], int] = {}  # a PR's cards share their tags: rank them once
+
     def first_topic(card: Card) -> int:
-        return min((topic_rank[t] for t in card_topics(card) if t in topic_rank), default=len(topic_rank))
+        rank = by_tags.get(card.tags)
+        if rank is None:
+            rank = by_tags[card.tags] = min((topic_rank[t] for t in card_topics(card) if t in topic_rank),
+                                            default=len(topic_rank))
+        return rank
 
     def key(item: tuple[int, Card]) -> tuple[float, int, int, int, int, int]:
         index, card = item
