@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -22,7 +22,7 @@ import genanki
 _CLOZE_NUMBER_RE = re.compile(r"{{c(\d+)::.+?}}", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRow:
     """One note as the package stores it."""
 
@@ -36,19 +36,26 @@ class NoteRow:
     """The note id from the lock file; None takes the next id of the package's sequence."""
 
 
-def write_collection(cursor: sqlite3.Cursor, decks: Iterable[tuple[genanki.Deck, Iterable[NoteRow]]],
-                     timestamp: int, id_gen: Iterator[int]) -> None:
-    """The schema, then each deck (its entry in ``col`` and its notes' rows), in the order given.
+@dataclass(frozen=True)
+class PackageDeck:
+    """A deck of the package: its ``col`` entry, its note types in order of first use, and its notes' rows."""
 
-    Each deck's notes are read twice (its note types go in ``col`` before its notes), so pass sequences.
-    """
+    deck: genanki.Deck
+    models: list[genanki.Model]
+    rows: Callable[[], Iterable[NoteRow]]
+    """Made when the deck is written, so only one deck's rows are ever made at a time, one by one."""
+
+
+def write_collection(cursor: sqlite3.Cursor, decks: Iterable[PackageDeck], timestamp: int,
+                     id_gen: Iterator[int]) -> None:
+    """The schema, then each deck (its entry in ``col`` and its notes' rows), in the order given."""
     genanki.Package([]).write_to_db(cursor, timestamp, id_gen)  # schema and the col row only
-    for deck, rows in decks:
-        rows = list(rows) if not isinstance(rows, (list, tuple)) else rows
-        for row in rows:  # note types in order of first use, as genanki adds them
-            deck.add_model(row.model)
+    for package_deck in decks:
+        deck = package_deck.deck
+        for model in package_deck.models:
+            deck.add_model(model)
         deck.write_to_db(cursor, timestamp, id_gen)  # the deck has no Note objects: only its col entry
-        for row in rows:
+        for row in package_deck.rows():
             _write_note(cursor, row, deck.deck_id, id_gen)
 
 

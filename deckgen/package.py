@@ -10,6 +10,7 @@ deck and never a deck that disagrees with its lock file.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 import shutil
@@ -25,7 +26,7 @@ from typing import BinaryIO
 import genanki
 
 from .atomic import atomic_files, scratch_file
-from .collection import NoteRow, write_collection
+from .collection import NoteRow, PackageDeck, write_collection
 from .defaults import DEFAULT_DECK_NAME
 from .errors import OutputError
 from .markup import cloze_to_html, escape, sanitize_html, to_html
@@ -78,8 +79,7 @@ def note_fields(card: Card) -> list[str]:
 
 def built_note(card: Card) -> BuiltNote:
     """*card* as this build renders it, for the lock to compare with what users have."""
-    model = CLOZE_MODEL_ID if card.kind == CardKind.CLOZE else QA_MODEL_ID
-    return BuiltNote(card.entry.pr_key, card.key, card.kind.value, model, card_guid(card),
+    return BuiltNote(card.entry.pr_key, card.key, card.kind.value, _model_id(card), card_guid(card),
                      tuple(note_fields(card)), tuple(card_tags(card)))
 
 
@@ -117,29 +117,47 @@ class DeckPlan:
     """Notes already rendered by :func:`built_note` (the build renders every card for the lock first)."""
 
 
-def package_decks(plan: DeckPlan) -> list[tuple[genanki.Deck, list[NoteRow]]]:
-    """The decks of *plan* (one per repository, by name) with their notes' rows, in package order."""
+def package_decks(plan: DeckPlan) -> list[PackageDeck]:
+    """The decks of *plan* (one per repository, by name), each making its notes' rows as it is written.
+
+    Rows are made a deck at a time, never all at once: a deck of 100,000 PRs has half a million notes.
+    """
     models = {m.model_id: m for m in (qa_model(), cloze_model())}
-    decks: dict[str, tuple[genanki.Deck, list[NoteRow]]] = {}
-
-    def add(repo: str, row: NoteRow) -> None:
-        name = f"{plan.deck_name}::{repo}"
-        if name not in decks:
-            decks[name] = (genanki.Deck(deck_id_for(name), name, description=plan.description), [])
-        decks[name][1].append(row)
-
+    obsolete = sorted((n for n in (plan.lock.notes if plan.lock else ()) if n.obsolete), key=lambda n: n.nid)
+    members: dict[str, tuple[list[int], list[int]]] = {}  # deck name → positions of its cards, of its obsolete notes
     for position, card in enumerate(plan.cards):
+        members.setdefault(f"{plan.deck_name}::{card.entry.repo}", ([], []))[0].append(position)
+    for index, note in enumerate(obsolete):
+        members.setdefault(f"{plan.deck_name}::{note.repo}", ([], []))[1].append(index)
+
+    def card_row(position: int) -> NoteRow:
+        card = plan.cards[position]
         built = plan.built.get(card) or built_note(card)
         locked = plan.lock.note_for(built.pr, built.key) if plan.lock else None
         guid = locked.guid if locked else built.guid
         mod = locked.mod if locked else (plan.mods or {}).get(guid, plan.timestamp)
-        add(card.entry.repo, NoteRow(models[built.model], built.fields, built.tags, guid, position, mod,
-                                     locked.nid if locked else None))
-    obsolete = [n for n in (plan.lock.notes if plan.lock else ()) if n.obsolete]
-    for position, note in enumerate(sorted(obsolete, key=lambda n: n.nid), start=len(plan.cards)):
+        return NoteRow(models[built.model], built.fields, built.tags, guid, position, mod,
+                       locked.nid if locked else None)
+
+    def obsolete_row(index: int) -> NoteRow:
+        note = obsolete[index]
         fields, tags = obsolete_note(note)
-        add(note.repo, NoteRow(models[note.model], tuple(fields), tuple(tags), note.guid, position, note.mod, note.nid))
-    return [decks[name] for name in sorted(decks)]
+        return NoteRow(models[note.model], tuple(fields), tuple(tags), note.guid, len(plan.cards) + index, note.mod,
+                       note.nid)
+
+    def deck(name: str) -> PackageDeck:
+        cards, gone = members[name]
+        # Note types in order of first use, as genanki adds them to a deck.
+        used = [_model_id(plan.cards[p]) for p in cards] + [obsolete[i].model for i in gone]
+        return PackageDeck(genanki.Deck(deck_id_for(name), name, description=plan.description),
+                           [models[m] for m in dict.fromkeys(used)],
+                           lambda: itertools.chain(map(card_row, cards), map(obsolete_row, gone)))
+
+    return [deck(name) for name in sorted(members)]
+
+
+def _model_id(card: Card) -> int:
+    return CLOZE_MODEL_ID if card.kind == CardKind.CLOZE else QA_MODEL_ID
 
 
 def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None) -> Path:

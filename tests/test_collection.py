@@ -7,7 +7,7 @@ import sqlite3
 import genanki
 import pytest
 
-from deckgen.collection import NoteRow, write_collection
+from deckgen.collection import NoteRow, PackageDeck, write_collection
 from deckgen.notetypes import cloze_model, qa_model
 
 QA = ("问：为什么？", "答", "vllm · 缓存", "标题", "句子", "src", "精读", "")
@@ -28,6 +28,10 @@ def _genanki_way(deck: genanki.Deck, rows: list[NoteRow], cursor: sqlite3.Cursor
     genanki.Package([deck]).write_to_db(cursor, 1_700_000_000, id_gen)
 
 
+def _deck(rows: list[NoteRow]) -> PackageDeck:
+    return PackageDeck(genanki.Deck(1 << 30, "d"), list(dict.fromkeys(r.model for r in rows)), lambda: iter(rows))
+
+
 def _dump(connection: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
     return {table: connection.execute(f"select * from {table} order by id").fetchall() for table in ("notes", "cards")}
 
@@ -36,7 +40,7 @@ def _dump(connection: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]
 def test_rows_match_genanki_notes(model: genanki.Model) -> None:
     rows = [NoteRow(r.model, r.fields, r.tags, r.guid, r.due, 1_700_000_000, None) for r in _rows(model)]
     ours, theirs = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
-    write_collection(ours.cursor(), [(genanki.Deck(1 << 30, "d"), rows)], 1_700_000_000,
+    write_collection(ours.cursor(), [_deck(rows)], 1_700_000_000,
                      iter(range(10**12, 10**12 + 1000)))
     _genanki_way(genanki.Deck(1 << 30, "d"), rows, theirs.cursor())
     assert _dump(ours) == _dump(theirs)
@@ -46,7 +50,7 @@ def test_rows_match_genanki_notes(model: genanki.Model) -> None:
 
 def test_note_id_from_the_lock_fixes_card_ids_and_mtime() -> None:
     connection = sqlite3.connect(":memory:")
-    write_collection(connection.cursor(), [(genanki.Deck(1 << 30, "d"), _rows(cloze_model()))], 1_700_000_000,
+    write_collection(connection.cursor(), [_deck(_rows(cloze_model()))], 1_700_000_000,
                      iter(range(10**12, 10**12 + 1000)))
     cards = connection.execute("select id, nid, ord, mod from cards order by id desc").fetchall()
     assert cards[:2] == [(1_600_000_000_001, 1_600_000_000_000, 1, 1_700_000_000),
@@ -58,8 +62,8 @@ def test_a_tag_with_a_space_or_a_wrong_field_count_is_refused() -> None:
     cursor = sqlite3.connect(":memory:").cursor()
     bad_tag = NoteRow(qa_model(), QA, ("two words",), "g", 0, 1)
     with pytest.raises(ValueError, match="space"):
-        write_collection(cursor, [(genanki.Deck(1 << 30, "d"), [bad_tag])], 1, iter(range(10, 20)))
+        write_collection(cursor, [_deck([bad_tag])], 1, iter(range(10, 20)))
     short = NoteRow(qa_model(), QA[:3], (), "g", 0, 1)
     with pytest.raises(ValueError, match="fields"):
-        write_collection(sqlite3.connect(":memory:").cursor(), [(genanki.Deck(1 << 30, "d"), [short])], 1,
+        write_collection(sqlite3.connect(":memory:").cursor(), [_deck([short])], 1,
                          iter(range(10, 20)))
