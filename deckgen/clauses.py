@@ -42,23 +42,26 @@ class Span:
     """Tokens of one piece of review text with clause-aware helpers.
 
     Every relation matcher asks for clause boundaries around many tokens, so
-    the boundaries, the "only connectives so far" flags and the positions of
-    each word are computed once here, in one pass, instead of by a scan per question.
+    the boundaries and the "only connectives so far" flags are computed once,
+    in one pass, when first asked for (most spans hold no marker at all).
     """
 
     def __init__(self, text: str, tokens: list[Token]) -> None:
         self.text = text
         self.tokens = tokens
-        self.words = words = [t.text for t in tokens]
-        n = len(tokens)
-        punct = [w in CLAUSE_PUNCT and not t.protected for w, t in zip(words, tokens)]
-        self._punct = punct
-        # Indexed 0..n (a position just past the last token is asked about too).
+        self.words = [t.text for t in tokens]
+        self.vocabulary = frozenset(self.words)
+        self._bounds: tuple[list[bool], list[int], list[int], list[bool]] | None = None
+
+    def _clause_bounds(self) -> tuple[list[bool], list[int], list[int], list[bool]]:
+        """Per token: clause punctuation; per position 0..n: clause start, clause end, only connectives before."""
+        if self._bounds is not None:
+            return self._bounds
+        words, n = self.words, len(self.words)
+        punct = [w in CLAUSE_PUNCT and not t.protected for w, t in zip(words, self.tokens)]
         starts = [0] * (n + 1)
-        opening = [True] * (n + 1)  # only connectives between the clause start and i
-        index: dict[str, list[int]] = {}
+        opening = [True] * (n + 1)
         for i, word in enumerate(words):
-            index.setdefault(word, []).append(i)
             if not punct[i]:
                 starts[i + 1] = starts[i]
                 opening[i + 1] = opening[i] and word in CONNECTIVES
@@ -68,7 +71,8 @@ class Span:
         for i in range(n - 1, -1, -1):
             if not punct[i]:
                 ends[i] = ends[i + 1]
-        self._starts, self._ends, self._opening, self._index = starts, ends, opening, index
+        self._bounds = (punct, starts, ends, opening)
+        return self._bounds
 
     def cut(self, i: int, j: int) -> str:
         if i >= j:
@@ -80,29 +84,30 @@ class Span:
 
     def positions(self, words: frozenset[str]) -> list[int]:
         """Indices of the tokens whose text is one of *words*, in order."""
-        hits = [self._index[w] for w in words.intersection(self._index)]
-        if len(hits) <= 1:
-            return hits[0] if hits else []
-        return sorted(i for found in hits for i in found)
+        if words.isdisjoint(self.vocabulary):
+            return []
+        return [i for i, word in enumerate(self.words) if word in words]
 
     def is_punct(self, i: int) -> bool:
-        return self._punct[i]
+        return self._clause_bounds()[0][i]
 
     def clause_start(self, i: int) -> int:
-        return self._starts[i] if 0 <= i < len(self._starts) else i
+        starts = self._clause_bounds()[1]
+        return starts[i] if 0 <= i < len(starts) else i
 
     def clause_end(self, i: int) -> int:
-        return self._ends[i] if 0 <= i < len(self._ends) else i
+        ends = self._clause_bounds()[2]
+        return ends[i] if 0 <= i < len(ends) else i
 
     def at_clause_start(self, i: int) -> bool:
-        if 0 <= i < len(self._opening):
-            return self._opening[i]
-        return i <= 0
+        opening = self._clause_bounds()[3]
+        return opening[i] if 0 <= i < len(opening) else i <= 0
 
     def previous_clause(self, i: int) -> tuple[int, int]:
         """Token range of the clause before the one holding *i* (skipping a dash pair)."""
+        punct = self._clause_bounds()[0]
         end = self.clause_start(i) - 1
-        while end > 0 and self._punct[end - 1]:
+        while end > 0 and punct[end - 1]:
             end -= 1
         if end <= 0:
             return (0, 0)

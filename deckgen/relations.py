@@ -9,7 +9,7 @@ chosen option) and the right argument Y (effect, purpose, alternative).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .clauses import (
     CHOOSE_VERBS,
@@ -62,6 +62,9 @@ _CHOOSE_LONGEST_FIRST = sorted(CHOOSE_VERBS, key=len, reverse=True)
 _PRACTICE_BREAK = re.compile(r"[，,；;。]|是否")
 
 
+Matcher = Callable[[Span, set[int]], Iterator[tuple[Fact, set[int]]]]
+
+
 class RelationFinder:
     """Finds relation facts in review text."""
 
@@ -70,6 +73,15 @@ class RelationFinder:
         # word → flag: the same few thousand words are asked about again and again.
         self._verbs: dict[str, bool] = {}
         self._modifiers: dict[str, bool] = {}
+        # In this order (earlier matchers claim marker tokens first), each with the words
+        # it can fire on: a matcher is not run on a span that has none of them.
+        self._matchers: tuple[tuple[Matcher, frozenset[str]], ...] = (
+            (self._contrast, _CONTRAST_WORDS), (self._purpose, _PURPOSE_WORDS | _IN_ORDER_TO),
+            (self._means, _MEANS_WORDS), (self._result, _RESULT_WORDS), (self._action, _BA),
+            (self._show, _SHOW_WORDS), (self._solve, _SOLVE_WORDS), (self._role, _ROLE_WORDS),
+            (self._condition, _CONDITION_WORDS), (self._cause, _CAUSE_WORDS),
+            (self._tradeoff, _TRADEOFF_WORDS), (self._hence, _ZHEYANG),
+        )
 
     def is_verb(self, token: Token) -> bool:
         if token.protected:
@@ -94,9 +106,9 @@ class RelationFinder:
         span = Span(text, self.seg.tokenize(text))
         facts: list[Fact] = []
         used: set[int] = set()
-        for matcher in (self._contrast, self._purpose, self._means, self._result, self._action,
-                        self._show, self._solve, self._role, self._condition, self._cause,
-                        self._tradeoff, self._hence):
+        for matcher, words in self._matchers:
+            if words.isdisjoint(span.vocabulary):
+                continue
             for fact, markers in matcher(span, used):
                 used.update(markers)
                 facts.append(self._finish(fact, topic, line, text))
