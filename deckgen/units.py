@@ -31,6 +31,11 @@ _MARKER_PATTERNS: dict[str, re.Pattern[str]] = {
     # Markdown-style bullets at the start of a line; numbered by position.
     "bullet": re.compile(r"(?:^|(?<=\n))[ \t]*([-*•·])[ \t]+"),
 }
+# Text each family's pattern cannot match without: a family whose text is absent is not scanned.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "dot": (".",), "paren": (")", "）"), "wrapped": ("(", "（"), "dun": ("、",), "cn_wrapped": ("(", "（"),
+    "shi": ("是",), "di": ("第",), "seq": tuple(_SEQ_WORDS), "bullet": ("-", "*", "•", "·"),
+}
 _COUNT_RE = re.compile(r"(?:有|分为|包括|包含)?([两二三四五六七八九十\d])(?:个|点|处|层|项|条|步|方面|部分|类)|有([二两三四五六七八九十])[：:]")
 _SENTENCE_END = "。！？!?\n"
 _OPENERS = {"（": "）", "(": ")", "“": "”", "「": "」", "『": "』", "《": "》", "【": "】", "[": "]"}
@@ -107,6 +112,9 @@ def find_markers(text: str) -> list[Marker]:
     code = _code_ranges(text)
     found: list[Marker] = []
     for family, pattern in _MARKER_PATTERNS.items():
+        needs = _NEEDS.get(family)
+        if needs and not any(part in text for part in needs):
+            continue
         for match in pattern.finditer(text):
             if code and any(a <= match.start() < b for a, b in code):
                 continue
