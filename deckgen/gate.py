@@ -70,8 +70,14 @@ def front_of(card: Card) -> str:
     return f"【{card.cue}】{card.prompt}"
 
 
+@lru_cache(maxsize=16384)  # the same answer, prompt or deletion is made plain by several checks
 def _plain(text: str) -> str:
     return strip_markdown(text)
+
+
+@lru_cache(maxsize=4096)  # a cloze prompt's deletions are read by seven checks and again in selection
+def _deletions(prompt: str) -> tuple[tuple[int, str], ...]:
+    return tuple(deletions(prompt))
 
 
 # Answers, prompts, tokens and deletions are normalised by several checks and again in
@@ -135,7 +141,7 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind == CardKind.NAME:
         # Recalling a name: any word of it on the front gives it away (as a word, not as
         # part of a longer one: 编码 in 编码器 is no clue to 位置编码).
-        named = [t for t in words & content_tokens(seg, front) if units(t) >= 2]
+        named = _named_on_front(seg, card, words)
         if named:
             return [Finding("A3", REJECT, f"term recall card shows part of its answer: {sorted(named)}")]
     containment = len(shared) / len(answer_tokens)
@@ -144,6 +150,29 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
     if containment > 0.34:
         return [Finding("A3", WARN, f"answer {containment:.0%} visible on the front")]
     return []
+
+
+def _named_on_front(seg: Segmenter, card: Card, words: frozenset[str]) -> list[str]:
+    """The words of *words* (the answer's) of two units or more that are also tokens of the front.
+
+    Segmenting every fresh front was most of the gate's jieba time; two facts avoid most of it.
+    jieba never joins words across the ``】`` that closes the cue, so without markup in the cue
+    (which could pair with markup in the prompt) the front's tokens are the cue's, the same for
+    every card of a PR, plus the prompt's.  And every token is a lower-cased piece of the plain
+    text, with ``str.lower`` mapping each character on its own except the Greek capital sigma,
+    so a part that does not contain a word as a substring cannot hold it as a token.
+    """
+    long_words = [t for t in words if units(t) >= 2]
+    if not long_words:
+        return []
+    cue = f"【{card.cue}】"
+    parts = (cue + card.prompt,) if "`" in cue or "*" in cue else (cue, card.prompt)
+    found: set[str] = set()
+    for part in parts:
+        plain = strip_markdown(part)  # a fresh string: not worth a cache slot
+        if "Σ" in plain or any(word in plain.lower() for word in long_words):
+            found |= words & content_tokens(seg, part)
+    return [t for t in found if units(t) >= 2]
 
 
 def check_question_length(card: Card, seg: Segmenter) -> list[Finding]:
@@ -162,7 +191,7 @@ def check_answer_length(card: Card, seg: Segmenter) -> list[Finding]:
     """A1/A1c: short answers; cloze deletions of 2–12 units."""
     if card.kind == CardKind.CLOZE:
         findings = []
-        for _, body in deletions(card.prompt):
+        for _, body in _deletions(card.prompt):
             n = units(body)
             atomic = bool(_ATOMIC.fullmatch(body))
             if n > 20 or (n < 2 and not atomic):
@@ -201,7 +230,7 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
 
 def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
     """A4: no answer (or deletion) that is a generic word or a lone character."""
-    targets = [b for _, b in deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
+    targets = [b for _, b in _deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
     for target in targets:
         plain = _plain(target).strip()
         core = _BOOST_VERB.sub("", plain)
@@ -218,7 +247,7 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
     """A5: nothing starts or ends mid-phrase; code tokens keep their boundaries."""
     pieces = {"answer": card.answer}
     if card.kind == CardKind.CLOZE:
-        pieces = {f"deletion {i}": b for i, b in deletions(card.prompt)}
+        pieces = {f"deletion {i}": b for i, b in _deletions(card.prompt)}
     else:
         pieces["question"] = card.prompt
     findings = []
@@ -236,14 +265,15 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
 
 @lru_cache(maxsize=256)  # one review serves all the candidates of its PR
 def _review_words(review: str) -> frozenset[str]:
-    return frozenset(_ASCII_WORD.findall(_plain(review)))
+    return frozenset(_ASCII_WORD.findall(strip_markdown(review)))
 
 
+@lru_cache(maxsize=256)  # a PR's candidates come from a few sentences
 def _source_words(sentence: str, review: str) -> frozenset[str]:
     """The identifiers of ``sentence + " " + review`` (plain), without re-reading the review per card."""
     if "`" in sentence or "*" in sentence:
         # Markup in the sentence could pair with markup in the review: read them as one text.
-        return frozenset(_ASCII_WORD.findall(_plain(sentence + " " + review)))
+        return frozenset(_ASCII_WORD.findall(strip_markdown(sentence + " " + review)))
     # Otherwise stripping markup and finding words both stop at the joining space
     # (no pattern looks behind it), so the two halves can be read apart.
     return _review_words(review).union(_ASCII_WORD.findall(sentence))
@@ -262,7 +292,7 @@ def _balanced(text: str) -> bool:
 
 def check_balanced(card: Card, seg: Segmenter) -> list[Finding]:
     """A6: brackets and quotes pair up in question, answer, cloze text and every deletion."""
-    texts = [card.prompt, card.answer] + [b for _, b in deletions(card.prompt)]
+    texts = [card.prompt, card.answer] + [b for _, b in _deletions(card.prompt)]
     texts[0] = cloze_plain(card.prompt, style="blank")
     for text in texts:
         if not _balanced(text):
@@ -287,7 +317,7 @@ def check_cloze_syntax(card: Card, seg: Segmenter) -> list[Finding]:
     """A8: a cloze note has 1–3 deletions and no Anki syntax inside a deletion."""
     if card.kind != CardKind.CLOZE:
         return []
-    found = deletions(card.prompt)
+    found = _deletions(card.prompt)
     ordinals = {i for i, _ in found}
     if not found or len(ordinals) > 3:
         return [Finding("A8", REJECT, f"{len(ordinals)} cloze deletions")]
@@ -305,7 +335,7 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
     total = units(_CLOZE_SYNTAX.sub("", cloze_plain(card.prompt)))
     if not 12 <= total <= 100:
         return [Finding("A9", REJECT, f"cloze text is {total} units")]
-    found = deletions(card.prompt)
+    found = _deletions(card.prompt)
     for ordinal, body in found:
         hidden = sum(units(b) for i, b in found if i == ordinal)
         if hidden / max(total, 1) > 0.35:
@@ -322,8 +352,8 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
 
 def check_extractive(card: Card, seg: Segmenter) -> list[Finding]:
     """A10: every content word of the answer occurs in the review it came from."""
-    targets = [b for _, b in deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
-    raw = (card.sentence + card.entry.review).lower()
+    targets = [b for _, b in _deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
+    raw = _source_text(card.sentence, card.entry.review)
     for target in targets:
         # Most words are found verbatim; the review is normalised only when one is not.
         missing = [t for t in content_tokens(seg, target) if t not in raw and _norm(t) not in _norm_source(raw)]
@@ -332,7 +362,12 @@ def check_extractive(card: Card, seg: Segmenter) -> list[Finding]:
     return []
 
 
-@lru_cache(maxsize=64)  # a PR's candidates share a few source sentences
+@lru_cache(maxsize=256)  # a PR's candidates share a few source sentences
+def _source_text(sentence: str, review: str) -> str:
+    return (sentence + review).lower()
+
+
+@lru_cache(maxsize=64)
 def _norm_source(raw: str) -> str:
     return norm(raw)
 
@@ -360,6 +395,24 @@ def review_card(card: Card, seg: Segmenter) -> list[Finding]:
     return findings
 
 
+# Selection only needs to know whether a card is rejected, and its warnings if it is not.
+# Checks are pure, so their order is free: the ones that segment text (or read the whole
+# review) go last, and a card rejected by a cheap check never pays for them.
+_COSTLY = (check_fragments, check_one_fact, check_extractive, check_leak)
+_SELECTION_ORDER = tuple(c for c in CHECKS if c not in _COSTLY) + _COSTLY
+
+
+def _warnings_unless_rejected(card: Card, seg: Segmenter) -> list[Finding] | None:
+    """The findings :func:`review_card` gives *card*, or None if any of them rejects it."""
+    findings: list[Finding] = []
+    for check in _SELECTION_ORDER:
+        found = check(card, seg)
+        if found and any(f.severity == REJECT for f in found):
+            return None
+        findings.extend(found)
+    return findings
+
+
 def score(candidate: Candidate, findings: list[Finding]) -> float:
     """Rank: relation trust, a short specific answer, minus warnings; a cloze pays for each extra gap."""
     card = candidate.card
@@ -382,7 +435,7 @@ def _trigrams(text: str) -> set[str]:
 
 def anki_cards(card: Card) -> int:
     """How many Anki cards a note gives: one per cloze number, one for a Q/A note."""
-    return len({i for i, _ in deletions(card.prompt)}) if card.kind == CardKind.CLOZE else 1
+    return len({i for i, _ in _deletions(card.prompt)}) if card.kind == CardKind.CLOZE else 1
 
 
 def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> list[Card]:
@@ -393,8 +446,8 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
     """
     passed: list[tuple[float, int, Card]] = []
     for index, candidate in enumerate(candidates):
-        findings = review_card(candidate.card, seg)
-        if any(f.severity == REJECT for f in findings):
+        findings = _warnings_unless_rejected(candidate.card, seg)
+        if findings is None:
             continue
         passed.append((score(candidate, findings), index, candidate.card))
     passed.sort(key=lambda item: (-item[0], item[1]))
@@ -416,7 +469,7 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
                 continue
             if card.kind == CardKind.CLOZE:
                 # A phrase is blanked once per PR, whatever sentence carries it.
-                marks |= {"d:" + _norm(body) for _, body in deletions(card.prompt)}
+                marks |= {"d:" + _norm(body) for _, body in _deletions(card.prompt)}
             else:
                 marks.add("a:" + _norm(card.answer))
             if marks & seen:

@@ -6,6 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deckgen import gate
 from deckgen.markup import deletion
@@ -56,6 +58,33 @@ def test_check_passes_good_and_flags_bad(check, good: Card, bad: Card, code: str
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)
+
+
+def test_term_recall_card_may_not_show_part_of_its_name_in_the_cue() -> None:
+    card = replace(BASE, kind=CardKind.NAME, prompt="这种做法叫什么？", answer="预分配工作区")
+    assert "A3:R" in codes(card, gate.check_leak)
+    # Markup in the cue is read together with the prompt, as one text.
+    marked = replace(card, cue="r · 为调度器引入 `ws` 预分配工作区", prompt="它的 `ws` 叫什么？")
+    assert "A3:R" in codes(marked, gate.check_leak)
+
+
+# Pieces that probe what the gate assumes of segmentation: jieba does not join across the
+# cue's closing bracket, and tokens are lower-cased pieces of the plain text.
+FRONT_PIECES = st.sampled_from(["预分配", "工作区", "调度器", "引入", "的", "】", "【", "·", " ", "  ", "`", "**", "*",
+                                "torch.empty", "KV cache", "Σ", "ΑΣ", "İ", "ﬁ", "Ａ", "x_y", "-", "，", "？", "\n", "a"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(FRONT_PIECES, max_size=12).map("".join), st.lists(FRONT_PIECES, max_size=12).map("".join))
+def test_front_tokens_are_the_cues_and_the_prompts(cue: str, prompt: str) -> None:
+    seg = get_segmenter()
+    front = gate.front_of(replace(BASE, cue=cue, prompt=prompt))
+    tokens = gate.content_tokens(seg, front)
+    if "`" not in cue and "*" not in cue:
+        assert tokens == gate.content_tokens(seg, f"【{cue}】") | gate.content_tokens(seg, prompt)
+    plain = gate.strip_markdown(front)
+    if "Σ" not in plain:
+        assert all(token in plain.lower() for token in tokens)
 
 
 def test_cloze_body_still_visible_elsewhere_is_rejected() -> None:
