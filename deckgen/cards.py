@@ -12,9 +12,10 @@ import hashlib
 import re
 import string
 from collections.abc import Iterable
+from functools import lru_cache
 
 from .clauses import PRONOUN_RE, is_self_reference
-from .gate import GENERIC, Candidate, select_cards
+from .gate import BOOST_VERB, GENERIC, Candidate, select_cards
 from .markup import deletion
 from .segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from .types import Card, CardKind, Fact, Relation, Review, norm
@@ -66,6 +67,12 @@ _TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, 
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
 _ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
 _LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
+_FIRST_CLAUSE_END = re.compile(r"[，,；;。]")
+_LEADING_IT = re.compile(r"^它(?=[\u4e00-\u9fff])")
+_AFTER_CLAUSE = re.compile(r"(?<=[；;。])")
+_TEST_PATH = re.compile(r"(?:^|[/_`])tests?[/_]")
+_PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+")
+_CODE_PUNCT = re.compile(r"[_./:]")
 _ENSURE = ("确保", "保证", "保障")
 _EFFECT = ("让", "使", "使得")
 
@@ -80,7 +87,7 @@ _RELATION_RANK = {
 def cue_for(review: Review) -> str:
     """The context cue on every question: repository name and the PR summary's first clause."""
     title = review.entry.title.strip().rstrip("。.！!")
-    first = re.split(r"[，,；;。]", title, maxsplit=1)[0].strip()
+    first = _FIRST_CLAUSE_END.split(title, maxsplit=1)[0].strip()
     label = first if units(first) >= 6 else title
     return f"{review.entry.repo.split('/')[-1]} · {label}"
 
@@ -99,10 +106,15 @@ _ASCII_EDGE = re.compile(r"[A-Za-z0-9`_)\]%]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+@lru_cache(maxsize=256)  # a fixed set of templates, parsed for every question otherwise
+def _parsed(template: str) -> tuple[tuple[str, str | None], ...]:
+    return tuple((literal, field) for literal, field, _, _ in string.Formatter().parse(template))
+
+
 def fill(template: str, **slots: str) -> str:
     """Fill *template*, spacing English and code off from Chinese where a slot meets the template."""
     out = ""
-    for literal, field, _, _ in string.Formatter().parse(template):
+    for literal, field in _parsed(template):
         for piece in (literal, _bare(slots[field]) if field else ""):
             if not piece:
                 continue
@@ -114,7 +126,7 @@ def fill(template: str, **slots: str) -> str:
 
 
 def is_generic(text: str) -> bool:
-    core = re.sub(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)", "", text.strip())
+    core = BOOST_VERB.sub("", text.strip())
     return text.strip() in GENERIC or core in GENERIC
 
 
@@ -158,7 +170,7 @@ class CardMaker:
             largest = max(units(f.subject) for f in facts)
             short = units(clause) < 12 or largest / max(units(clause), 1) > 0.3
             text = context if short and clause in context else clause
-            text = re.sub(r"^它(?=[\u4e00-\u9fff])", "该 PR ", _LEADING_CONNECTIVE.sub("", text).strip())
+            text = _LEADING_IT.sub("该 PR ", _LEADING_CONNECTIVE.sub("", text).strip())
             by_text.setdefault(text, []).extend(f for f in facts if f.subject in text)
         # A clause that sits inside a longer text of the same sentence joins it, so the
         # sentence's gaps form one note instead of competing notes over the same words.
@@ -270,7 +282,7 @@ class CardMaker:
         """The same fact as a cloze over its sentence, deleting the chosen option or the effect."""
         if 2 <= units(target) <= 12 and target in fact.sentence:
             term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker=kind, name=fact.name)
-            clause = next((c for c in re.split(r"(?<=[；;。])", fact.sentence) if target in c), fact.sentence)
+            clause = next((c for c in _AFTER_CLAUSE.split(fact.sentence) if target in c), fact.sentence)
             self.gap(term, clause.strip().rstrip("；;。"), fact.sentence)
 
     def _means(self, fact: Fact) -> None:
@@ -311,13 +323,13 @@ def _term_rank(fact: Fact, text: str) -> float:
         rank -= 0.5  # blanked inside a parenthetical aside
     if units(text) > 60:
         rank -= 0.3
-    if re.search(r"(?:^|[/_`])tests?[/_]", fact.subject):
+    if _TEST_PATH.search(fact.subject):
         rank -= 0.3  # a test file's name is rarely what a reader needs to recall
     return rank
 
 
 def _is_code(term: str) -> bool:
-    return term.startswith("`") or bool(re.fullmatch(r"[\x21-\x7e]+", term) and re.search(r"[_./:]", term))
+    return term.startswith("`") or bool(_PRINTABLE_ASCII.fullmatch(term) and _CODE_PUNCT.search(term))
 
 
 def _cloze_order(terms: Iterable[Fact]) -> list[Fact]:

@@ -26,6 +26,8 @@ GENERIC = frozenset({
     "提升性能", "提高性能", "性能优化", "优化", "代码", "实现", "逻辑", "设计", "改动", "改进", "意义",
     "默认", "错误", "影响", "细节", "结果", "方案", "价值",
 })
+# "提升性能" is as generic as "性能": the verb is stripped before looking the word up.
+BOOST_VERB = re.compile(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)")
 BAD_START = ("的", "了", "着", "和", "与", "及", "或", "并", "而", "且", "但", "则", "、")
 BAD_END = ("的", "和", "与", "及", "或", "并", "而", "将", "在", "对", "把", "被", "从", "向", "以", "为", "、", "，")
 ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它|它们|上述|前者|后者|此外|另外|同时|因此|所以|但是|然而|而且|并且|并|也)")
@@ -40,7 +42,6 @@ _QUOTED = re.compile(r"「[^」]*」|“[^”]*”")
 _ATOMIC = re.compile(r"`[^`]+`|[\x21-\x7e ]+")
 _CLAUSE_BREAK = re.compile(r"[，；;。]")
 _JOINED = re.compile(r"并|同时|以及")
-_BOOST_VERB = re.compile(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _COUNTING = re.compile(r"[一二两三四五六七八九十几多\d]+\s*(?:个|点|处|层|项|条|种|类).{0,4}?(?:设计|改动|要点|方面|问题|亮点|原因|决策|做法|模式|点)")
 _PRONOUN = re.compile(r"(?<![A-Za-z])(?:其|它)(?!他|中|次|余|实)")
@@ -233,7 +234,7 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
     targets = [b for _, b in _deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
     for target in targets:
         plain = _plain(target).strip()
-        core = _BOOST_VERB.sub("", plain)
+        core = BOOST_VERB.sub("", plain)
         if plain in GENERIC or core in GENERIC or plain in STOPWORDS or len(plain) <= 1 and not plain.isascii():
             return [Finding("A4", REJECT, f"'{plain}' is not specific")]
         if _NUMBER.fullmatch(plain):

@@ -87,6 +87,14 @@ def test_front_tokens_are_the_cues_and_the_prompts(cue: str, prompt: str) -> Non
         assert all(token in plain.lower() for token in tokens)
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(FRONT_PIECES, max_size=10).map("".join), st.lists(FRONT_PIECES, max_size=10).map("".join))
+def test_source_words_read_sentence_and_review_as_one_text(sentence: str, review: str) -> None:
+    """The review's identifiers are read once per PR; the result is what reading the joined text gives."""
+    joined = gate.strip_markdown(sentence + " " + review)
+    assert gate._source_words(sentence, review) == set(gate._ASCII_WORD.findall(joined))
+
+
 def test_cloze_body_still_visible_elsewhere_is_rejected() -> None:
     card = replace(CLOZE, prompt="预分配 " + deletion(1, "`workspace`") + "，并在每次捕获前复用同一个 `workspace` 以免分配显存")
     assert "A3c:R" in codes(card, gate.check_cloze_context)
