@@ -337,13 +337,14 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
     if not 12 <= total <= 100:
         return [Finding("A9", REJECT, f"cloze text is {total} units")]
     found = _deletions(card.prompt)
+    folded = norm(visible)
     for ordinal, body in found:
         hidden = sum(units(b) for i, b in found if i == ordinal)
         if hidden / max(total, 1) > 0.35:
             return [Finding("A9", REJECT, f"deletion {ordinal} hides {hidden}/{total} units")]
-        if norm(body) in norm(visible):
+        if _norm(body) in folded:
             return [Finding("A3c", REJECT, f"'{body}' is still visible")]
-        if norm(body) in norm(card.cue):
+        if _norm(body) in _norm(card.cue):
             return [Finding("A3c", REJECT, f"'{body}' is visible in the context cue")]
         for part in _NAME_PARTS.split(body.strip("`")):
             if len(part) >= 5 and part in _CODE_SPAN.sub("", visible) and part.lower() not in ("cache",):
