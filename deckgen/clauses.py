@@ -7,6 +7,7 @@ Relation arguments are cut from clauses; :func:`clean` trims what a cut drags al
 from __future__ import annotations
 
 import re
+
 from .segment import Token
 
 CLAUSE_PUNCT = frozenset("，,；;：:。！？!?—")

@@ -31,7 +31,8 @@ from .types import Fact, Relation
 
 
 # The tokens each matcher can fire on: a matcher looks only at these positions
-# (and is skipped when none occurs), instead of testing every token.
+# (and is skipped when none occurs), instead of testing every token.  A marker
+# word a matcher learns must be added to its set here too, or it never fires.
 _CONTRAST_WORDS = frozenset({"而非", "而不是", "而", "而是", "从", "替代", "取代", "代替", "替换"})
 _PURPOSE_WORDS = frozenset({"以", "以便", "用以", "以免", "以防", "目的", "便于", "方便", "以便于", "用于", "避免", "防止"})
 _MEANS_WORDS = frozenset({"通过", "采用", "引入", "借助", "利用"} | MEANS_OPENERS)
