@@ -145,7 +145,8 @@ def clean(text: str) -> str:
                 text = text[size:].lstrip()
                 changed = True
                 break
-        for tail in TRAILING_PARTICLES:
+        # The one-call check first: most arguments end in none of them.
+        for tail in TRAILING_PARTICLES if text.endswith(TRAILING_PARTICLES) else ():
             if text.endswith(tail) and len(text) > len(tail):
                 text = text[: -len(tail)].rstrip()
                 changed = True
