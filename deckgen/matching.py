@@ -87,7 +87,10 @@ class Keywords:
 
     def hits(self, folded_text: str) -> int:
         """How many times the keywords occur in *folded_text* (already :func:`fold`-ed)."""
-        return sum(len(p.findall(folded_text)) for p in self._candidates(folded_text))
+        if not self._patterns:  # most topics have no summary-only keywords and no exclusions
+            return 0
+        candidates = self._candidates(folded_text)
+        return sum(len(p.findall(folded_text)) for p in candidates) if candidates else 0
 
     def found(self, folded_text: str) -> tuple[str, ...]:
         """The keywords (as written) that occur in *folded_text*."""
