@@ -110,34 +110,14 @@ class ResultCache:
         self.hits = 0
         self.misses = 0
 
-    @classmethod
-    def open(cls, enabled: bool = True) -> ResultCache:
-        """The cache in this user's cache folder, or a disabled one when that is off, unsafe or unusable."""
-        version = extractor_version() if enabled else None
-        if version is None:
-            return cls(None)
-        base = private_cache_dir()
-        if base is None:
-            return cls(None)
-        results = base / "results"
-        try:
-            results.mkdir(exist_ok=True, mode=0o700)
-            info = results.stat()
-            if info.st_mode & 0o077 or (hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
-                return cls(None)
-            folder = results / version
-            fresh = not folder.exists()
-            folder.mkdir(exist_ok=True, mode=0o700)
-            os.utime(folder)  # marks the version as in use (see _remove_stale)
-        except OSError:
-            return cls(None)
-        if fresh:
-            _remove_stale(results, keep=version)
-        return cls(folder)
-
     @property
     def enabled(self) -> bool:
         return self.folder is not None
+
+    @classmethod
+    def open(cls, enabled: bool = True) -> ResultCache:
+        """The cache in this user's cache folder, or a disabled one when that is off, unsafe or unusable."""
+        return cls(entry_files_folder("results", extractor_version() if enabled else None))
 
     def _path(self, entry: Entry) -> Path:
         assert self.folder is not None
@@ -165,6 +145,33 @@ class ResultCache:
         except OSError:
             return
         write_cache_file(path, data)
+
+
+def entry_files_folder(kind: str, version: str | None) -> Path | None:
+    """``<cache dir>/<kind>/<version>``, made private if new; None when there is no version or it is unsafe.
+
+    Folders of other versions of *kind* unused for a day are removed.
+    """
+    if version is None:
+        return None
+    base = private_cache_dir()
+    if base is None:
+        return None
+    results = base / kind
+    try:
+        results.mkdir(exist_ok=True, mode=0o700)
+        info = results.stat()
+        if info.st_mode & 0o077 or (hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
+            return None
+        folder = results / version
+        fresh = not folder.exists()
+        folder.mkdir(exist_ok=True, mode=0o700)
+        os.utime(folder)  # marks the version as in use (see _remove_stale)
+    except OSError:
+        return None
+    if fresh:
+        _remove_stale(results, keep=version)
+    return folder
 
 
 class _Pickler(pickle.Pickler):
