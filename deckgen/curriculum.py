@@ -7,13 +7,15 @@ default file switches its feature off, a missing explicit file is an error.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .datafile import find_beside
 from .errors import DataFileError
-from .glossary import GLOSSARY_FILE, Glossary, glossary_cards, load_glossary, unknown_acronyms
+from .glossary import (GLOSSARY_FILE, Glossary, count_prs, entry_text, glossary_cards, load_glossary, terms_used,
+                       unknown_in)
 from .topics import TAXONOMY_FILE, TOPIC_TAG_PREFIX, Taxonomy, load_taxonomy, match_topics
 from .types import Card, Entry, Review
 
@@ -60,21 +62,51 @@ def _explicit(path: Path | None, option: str) -> Path | None:
     return path
 
 
+@dataclass(frozen=True)
+class EntryCurriculum:
+    """What the taxonomy and glossary make of one entry (see :func:`entry_curriculum`)."""
+
+    topics: tuple[str, ...] = ()
+    """Ids of its topics, in taxonomy order."""
+    terms: tuple[str, ...] = ()
+    """Keys of the glossary terms it uses, in glossary order."""
+    acronyms: tuple[str, ...] = ()
+    """Acronyms it uses that have no glossary entry, in order of first use."""
+
+
+def entry_curriculum(review: Review, taxonomy: Taxonomy | None, glossary: Glossary | None) -> EntryCurriculum:
+    """The topics, glossary terms and unknown acronyms of one entry: depends on nothing else."""
+    if glossary is None:
+        return EntryCurriculum(match_topics(review, taxonomy) if taxonomy else ())
+    return EntryCurriculum(match_topics(review, taxonomy) if taxonomy else (),
+                           tuple(t.key for t in terms_used(review.entry, glossary)),
+                           tuple(unknown_in(entry_text(review.entry), glossary)))
+
+
+def tag_cards(cards: Sequence[Card], topics: Sequence[str]) -> list[Card]:
+    """*cards* with ``topic::<id>`` tags for *topics* added."""
+    extra = tuple(TOPIC_TAG_PREFIX + t for t in topics)
+    return [replace(c, tags=(*c.tags, *extra)) for c in cards] if extra else list(cards)
+
+
 def apply_curriculum(reviews: Sequence[Review], cards: Sequence[Card], taxonomy: Taxonomy | None,
-                     glossary: Glossary | None) -> tuple[tuple[Card, ...], Curriculum]:
-    """Tag every card with its PR's topics and append the glossary cards; the cards keep their order."""
-    pr_topics: dict[str, tuple[str, ...]] = {}
-    unmatched: list[Entry] = []
-    if taxonomy:
-        for review in reviews:
-            topics = match_topics(review, taxonomy)
-            pr_topics[review.entry.pr_key] = topics
-            if not topics:
-                unmatched.append(review.entry)
-    topic_tags = {pr: tuple(TOPIC_TAG_PREFIX + t for t in topics) for pr, topics in pr_topics.items()}
-    tagged = [replace(c, tags=(*c.tags, *extra)) if (extra := topic_tags.get(c.entry.pr_key)) else c for c in cards]
+                     glossary: Glossary | None, matched: Sequence[EntryCurriculum] | None = None
+                     ) -> tuple[tuple[Card, ...], Curriculum]:
+    """Tag every card with its PR's topics and append the glossary cards; the cards keep their order.
+
+    *matched* is :func:`entry_curriculum` of each review, when known already (and
+    *cards* are then tagged already); otherwise it is worked out here.
+    """
+    if matched is None:
+        matched = [entry_curriculum(r, taxonomy, glossary) for r in reviews]
+        by_pr = {r.entry.pr_key: m.topics for r, m in zip(reviews, matched)}
+        cards = [c for pr, group in itertools.groupby(cards, key=lambda c: c.entry.pr_key)
+                 for c in tag_cards(list(group), by_pr.get(pr, ()))]
+    pr_topics = {r.entry.pr_key: m.topics for r, m in zip(reviews, matched)} if taxonomy else {}
+    unmatched = [r.entry for r, m in zip(reviews, matched) if taxonomy and not m.topics]
+    tagged = list(cards)
     entries = [r.entry for r in reviews]
     if glossary:
-        tagged.extend(glossary_cards(entries, glossary, pr_topics))
-    acronyms = unknown_acronyms(entries, glossary) if glossary else ()
+        tagged.extend(glossary_cards(entries, glossary, pr_topics, [m.terms for m in matched]))
+    acronyms = count_prs(m.acronyms for m in matched) if glossary else ()
     return tuple(tagged), Curriculum(taxonomy, glossary, pr_topics, tuple(unmatched), acronyms)

@@ -12,7 +12,8 @@ from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .curriculum import Curriculum, apply_curriculum, load_data_files
 from .gate import anki_cards
 from .lint import review_findings
-from .lock import DEFAULT_GRACE, Update, lock_path_for, read_lock, reconcile
+from .notecache import entry_notes
+from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
 from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
 from .parse import read_corpus
@@ -34,6 +35,12 @@ class Corpus:
     """The PR cards, tagged with their topics, then the glossary cards."""
     warnings: tuple[str, ...]
     curriculum: Curriculum = Curriculum()
+    notes: tuple[BuiltNote, ...] = ()
+    """The notes of the first ``len(notes)`` cards (the PR cards), as :func:`~deckgen.package.built_note` renders them."""
+
+    def built_notes(self) -> list[BuiltNote]:
+        """The note of every card, in card order."""
+        return [*self.notes, *(built_note(c) for c in self.cards[len(self.notes):])]
 
 
 def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
@@ -54,14 +61,12 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         scan = read_corpus(sources)
         topics, terms = load_data_files(sources, taxonomy, glossary)
     reviews: list[Review] = []
-    cards: list[Card] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
     with clock.measure("cards"):
         made_all = entry_results(entries, cache=cache, jobs=jobs, progress=progress)
     for entry, (review, made) in zip(entries, made_all.results):
         reviews.append(review)
-        cards.extend(made)
         where = f"{entry.path}:{entry.title_line}"
         count = sum(anki_cards(c) for c in made)
         if count < MIN_CARDS_PER_PR:
@@ -69,12 +74,15 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
                             "(name each decision explicitly: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y)")
         warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
     with clock.measure("topics"):
-        tagged, curriculum = apply_curriculum(reviews, cards, topics, terms)
+        per_entry = entry_notes(reviews, [made for _, made in made_all.results], topics, terms, cache=cache)
+        cards = [c for e in per_entry for c in e.cards]
+        tagged, curriculum = apply_curriculum(reviews, cards, topics, terms, [e.curriculum for e in per_entry])
     clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
                             "cards": f"{sum(len(r.facts) for r in reviews)} facts, {len(cards)} notes; "
                                      f"{made_all.cached} of {len(entries)} entries from the cache",
                             "topics": f"{len(tagged) - len(cards)} glossary notes"})
-    return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum)
+    return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum,
+                  tuple(n for e in per_entry for n in e.notes))
 
 
 def build_timestamp() -> int:
@@ -124,7 +132,7 @@ def prepare_build(
     corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
     old = read_lock(lock_path_for(output))
     stamp = build_timestamp() if timestamp is None else timestamp
-    notes = [built_note(card) for card in corpus.cards]
+    notes = corpus.built_notes()
     update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
     plan = replace(full_plan(corpus, update.lock, deck_name=deck_name), built=dict(zip(corpus.cards, notes)))
     return PreparedBuild(corpus, update, plan, output)

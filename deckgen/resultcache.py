@@ -79,10 +79,10 @@ def extractor_version() -> str | None:
     return source_version(Path(__file__).resolve().parent)
 
 
-def source_version(package: Path) -> str | None:
-    """:func:`extractor_version` of the deckgen package in folder *package*."""
+def source_version(package: Path, roots: Sequence[str] = EXTRACTION_MODULES) -> str | None:
+    """:func:`extractor_version` of the deckgen package in folder *package* (or of its *roots* modules)."""
     try:
-        sources = _module_closure(package, EXTRACTION_MODULES)
+        sources = _module_closure(package, roots)
         spec = importlib.util.find_spec("jieba")  # finds jieba without importing it (0.4 s)
         jieba_init = Path(spec.origin).read_bytes() if spec and spec.origin else b""
     except (OSError, UnicodeDecodeError, ImportError, ValueError):
@@ -137,14 +137,17 @@ class ResultCache:
 
     def put(self, entry: Entry, data: bytes) -> None:
         """Store *data* (:func:`encode` of the entry's result); a failure to write only costs a later build time."""
-        if self.folder is None:
-            return
-        path = self._path(entry)
-        try:
-            path.parent.mkdir(exist_ok=True, mode=0o700)
-        except OSError:
-            return
-        write_cache_file(path, data)
+        if self.folder is not None:
+            put_entry_file(self._path(entry), data)
+
+
+def put_entry_file(path: Path, data: bytes) -> None:
+    """Write one entry's cache file (its ``xx/`` folder made private if new); a failure costs only time later."""
+    try:
+        path.parent.mkdir(exist_ok=True, mode=0o700)
+    except OSError:
+        return
+    write_cache_file(path, data)
 
 
 def entry_files_folder(kind: str, version: str | None) -> Path | None:
@@ -216,9 +219,8 @@ def _load(path: Path, entry: Entry) -> Result | None:
 
 def decode(data: bytes, entry: Entry) -> Result | None:
     """The result in *data* (from :func:`encode`) with *entry* put back; ``None`` for anything not intact."""
-    head = len(FORMAT)
-    digest, payload = data[head:head + 32], data[head + 32:]
-    if not data.startswith(FORMAT) or hashlib.sha256(payload).digest() != digest:
+    payload = intact_payload(data)
+    if payload is None:
         return None
     try:
         review, cards = _Unpickler(io.BytesIO(payload), entry).load()
@@ -228,6 +230,15 @@ def decode(data: bytes, entry: Entry) -> Result | None:
             or not all(isinstance(c, Card) for c in cards):
         return None
     return review, cards
+
+
+def intact_payload(data: bytes) -> bytes | None:
+    """The payload of cache file bytes (from :func:`encode_payload`), or None when it is not intact."""
+    head = len(FORMAT)
+    digest, payload = data[head:head + 32], data[head + 32:]
+    if not data.startswith(FORMAT) or hashlib.sha256(payload).digest() != digest:
+        return None
+    return payload
 
 
 def _remove_stale(results: Path, keep: str) -> None:

@@ -337,6 +337,8 @@ def test_schema_change_advice_works_in_anki(tmp_path: Path, anki: AnkiCollection
     monkeypatch.setitem(lock.FIELD_NAMES, QA_MODEL_ID, (*lock.FIELD_NAMES[QA_MODEL_ID], "Extra"))
     fields = package.note_fields
     monkeypatch.setattr(package, "note_fields", lambda card: fields(card) + ([] if card.kind.value == "cloze" else ["extra"]))
+    # A real change to that code is a new notes-cache version by itself; one patched in memory is not.
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache-of-the-changed-code"))
     plan = plan_deck([SEEDS], out, timestamp=T1)
     assert "Merge note types" in plan.advice[0] and "Update notes: Always" in plan.advice[0]
     build_deck([SEEDS], out, timestamp=T1)

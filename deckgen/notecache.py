@@ -1,0 +1,120 @@
+"""Each entry's topics, glossary uses and rendered notes: from the notes cache, else worked out and kept.
+
+After extraction (:mod:`deckgen.results`), matching every entry against the
+taxonomy and glossary and rendering its cards as note HTML is most of what a
+rebuild does; an entry that did not change needs neither again.  The notes
+cache keeps them per entry beside the results cache and under its rules (a
+private folder, digest-checked pickles, atomic writes, see
+:mod:`deckgen.resultcache`), in ``<cache dir>/notes/<version>/<xx>/<key>``.
+
+The version hashes the extractor version, the source of the modules that match
+and render (and everything they import), and the taxonomy and glossary as
+loaded: editing ``topics.toml`` matches and renders every entry again, but
+extracts none again.  Results come back the same with or without the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .curriculum import EntryCurriculum, entry_curriculum, tag_cards
+from .glossary import Glossary
+from .lock import BuiltNote
+from .package import built_note
+from .resultcache import (encode_payload, entry_files_folder, entry_key, extractor_version, intact_payload,
+                          put_entry_file, source_version)
+from .topics import Taxonomy
+from .types import Card, Review
+
+RENDER_MODULES = ("curriculum", "package")
+"""The modules that match and render; the modules they import count too."""
+
+
+@dataclass(frozen=True)
+class EntryNotes:
+    """One entry after the taxonomy and glossary: its curriculum, its topic-tagged cards and their notes."""
+
+    curriculum: EntryCurriculum
+    cards: tuple[Card, ...]
+    notes: tuple[BuiltNote, ...]
+    """:func:`~deckgen.package.built_note` of each card, in card order."""
+
+
+def entry_notes(reviews: Sequence[Review], cards: Sequence[Sequence[Card]], taxonomy: Taxonomy | None,
+                glossary: Glossary | None, *, cache: bool = True) -> list[EntryNotes]:
+    """:class:`EntryNotes` of each review, whose (untagged) cards are *cards*, in review order."""
+    store = _NoteCache.open(cache, taxonomy, glossary)
+    out: list[EntryNotes] = []
+    for review, made in zip(reviews, cards):
+        stored = store.get(review, made)
+        if stored is None:
+            curriculum = entry_curriculum(review, taxonomy, glossary)
+            tagged = tuple(tag_cards(made, curriculum.topics))
+            stored = EntryNotes(curriculum, tagged, tuple(built_note(c) for c in tagged))
+            store.put(review, stored)
+        out.append(stored)
+    return out
+
+
+@lru_cache(maxsize=1)
+def render_version() -> str | None:
+    """A digest of the extractor version and of the matching and rendering code."""
+    extractor = extractor_version()
+    render = source_version(Path(__file__).resolve().parent, RENDER_MODULES)
+    return None if extractor is None or render is None else hashlib.sha256(f"{extractor} {render}".encode()).hexdigest()
+
+
+class _NoteCache:
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    @classmethod
+    def open(cls, enabled: bool, taxonomy: Taxonomy | None, glossary: Glossary | None) -> _NoteCache:
+        code = render_version() if enabled else None
+        if code is None:
+            return cls(None)
+        # The data files as loaded (every field, the file's path too): a change to either is a new version.
+        data = repr((taxonomy, glossary)).encode("utf-8", "surrogatepass")
+        return cls(entry_files_folder("notes", hashlib.sha256(code.encode() + b"\0" + data).hexdigest()[:20]))
+
+    def _path(self, review: Review) -> Path:
+        assert self.folder is not None
+        key = entry_key(review.entry)
+        return self.folder / key[:2] / key
+
+    def get(self, review: Review, cards: Sequence[Card]) -> EntryNotes | None:
+        """The stored notes of *review*, when they were made from exactly *cards*."""
+        if self.folder is None:
+            return None
+        try:
+            data = self._path(review).read_bytes()
+        except OSError:
+            return None
+        payload = intact_payload(data)
+        if payload is None:
+            return None
+        try:
+            curriculum, tags, notes = pickle.load(io.BytesIO(payload))
+        except Exception:  # written by another deckgen whose classes changed shape: a miss
+            return None
+        if not (isinstance(curriculum, EntryCurriculum) and isinstance(notes, tuple) and len(notes) == len(cards)
+                and all(isinstance(n, BuiltNote) and n.key == c.key for n, c in zip(notes, cards))):
+            return None
+        # The cards themselves come from the results cache: tagged here as when they were stored.
+        tagged = tuple(tag_cards(cards, curriculum.topics))
+        return EntryNotes(curriculum, tagged, notes) if tags == [c.tags for c in tagged] else None
+
+    def put(self, review: Review, stored: EntryNotes) -> None:
+        if self.folder is None:
+            return
+        for note in stored.notes:
+            note.hash  # noqa: B018 -- computed now, so it is stored with the note and the lock need not redo it
+        payload = pickle.dumps((stored.curriculum, [c.tags for c in stored.cards], stored.notes),
+                               protocol=pickle.HIGHEST_PROTOCOL)
+        put_entry_file(self._path(review), encode_payload(payload))

@@ -1,0 +1,118 @@
+"""The notes cache: topic matching and note rendering skipped for unchanged entries, never a different byte."""
+
+from __future__ import annotations
+
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from deckgen import notecache, package, resultcache
+from deckgen.parse import parse_seed_file
+from test_resultcache import _cache_dir, _seeds, build  # noqa: F401 -- the fixtures cache_dir and seeds
+
+
+def note_files(cache_dir: Path) -> list[Path]:
+    return sorted(p for p in (cache_dir / "notes").rglob("*") if p.is_file())
+
+
+def count_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Titles of the entries matched against the taxonomy and glossary, and a mark per note rendered."""
+    done: list[str] = []
+    match, render = notecache.entry_curriculum, notecache.built_note
+    monkeypatch.setattr(notecache, "entry_curriculum", lambda r, t, g: done.append(r.entry.title) or match(r, t, g))
+    monkeypatch.setattr(notecache, "built_note", lambda card: done.append("note") or render(card))
+    return done
+
+
+def test_warm_builds_match_and_render_nothing_and_give_the_same_bytes(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    uncached = build(seeds, tmp_path / "a", cache=False)
+    assert not (cache_dir / "notes").exists()  # --no-cache neither reads nor writes
+    cold = build(seeds, tmp_path / "b")
+    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    assert len(note_files(cache_dir)) == entries
+    done = count_work(monkeypatch)
+    warm = build(seeds, tmp_path / "c")
+    assert done == []
+    assert cold == uncached and warm == uncached
+
+
+def test_only_a_changed_entry_is_matched_and_rendered_again(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    build(seeds, tmp_path / "a")
+    path = sorted(seeds.glob("*.txt"))[-1]
+    last = parse_seed_file(path)[-1]
+    path.write_text(path.read_text("utf-8").replace(last.review, last.review + "另外，采用缓存而非重算，以避免重复分词。"),
+                    encoding="utf-8")
+    done = count_work(monkeypatch)
+    after = build(seeds, tmp_path / "b")
+    assert [d for d in done if d != "note"] == [last.title] and "note" in done
+    assert after == build(seeds, tmp_path / "c", cache=False)
+
+
+def test_an_edited_taxonomy_is_matched_again_for_every_entry(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    build(seeds, tmp_path / "a")
+    taxonomy = seeds / "topics.toml"
+    # A new topic for every PR that names code: those notes' tags change.
+    taxonomy.write_text(taxonomy.read_text("utf-8") + '\n[[topic]]\nid = "all-prs"\nzh = "全部"\nen = "All"\n'
+                        'identifiers = ["*"]\n', encoding="utf-8")
+    done = count_work(monkeypatch)
+    after = build(seeds, tmp_path / "b")
+    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    assert len([d for d in done if d != "note"]) == entries
+    assert after == build(seeds, tmp_path / "c", cache=False)
+    assert b"topic::all-prs" in after[1]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "folder", "wrong-object", "other-cards"])
+def test_a_damaged_notes_file_is_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path,
+                                                      tmp_path: Path) -> None:
+    expected = build(seeds, tmp_path / "a")
+    files = note_files(cache_dir)
+    for index, path in enumerate(files):
+        data = path.read_bytes()
+        if damage == "truncate":
+            path.write_bytes(data[: len(data) // 2])
+        elif damage == "flip":
+            path.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+        elif damage == "garbage":
+            path.write_bytes(b"\x80\x05garbage" * 50)
+        elif damage == "folder":
+            path.unlink()
+            path.mkdir()
+        elif damage == "wrong-object":
+            path.write_bytes(resultcache.encode_payload(b"\x80\x05\x95\x05\x00\x00\x00\x00\x00\x00\x00\x8c\x01x\x94."))
+        else:  # intact, but another entry's notes: their card keys do not fit
+            path.write_bytes(files[(index + 1) % len(files)].read_bytes() if len(files) > 1 else b"")
+    assert build(seeds, tmp_path / "b") == expected
+
+
+def test_notes_files_are_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+    build(seeds, tmp_path / "a")
+    files = note_files(cache_dir)
+    assert files
+    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in [*files, *{f.parent for f in files}])
+
+
+@pytest.mark.parametrize("module", ["package", "markup", "curriculum", "topics", "glossary", "matching", "lock"])
+def test_render_version_follows_the_matching_and_rendering_code(module: str, tmp_path: Path) -> None:
+    package_dir = Path(package.__file__).parent
+    copy = Path(shutil.copytree(package_dir, tmp_path / "deckgen", ignore=shutil.ignore_patterns("__pycache__")))
+    before = resultcache.source_version(copy, notecache.RENDER_MODULES)
+    with (copy / f"{module}.py").open("a", encoding="utf-8") as handle:
+        handle.write("\n# changed\n")
+    assert resultcache.source_version(copy, notecache.RENDER_MODULES) != before
+
+
+def test_render_version_follows_the_extractor_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    notecache.render_version.cache_clear()
+    before = notecache.render_version()
+    monkeypatch.setattr(notecache, "extractor_version", lambda: "another extractor")
+    notecache.render_version.cache_clear()
+    try:
+        assert notecache.render_version() != before
+    finally:
+        notecache.render_version.cache_clear()
