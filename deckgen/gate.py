@@ -81,11 +81,6 @@ def _deletions(prompt: str) -> tuple[tuple[int, str], ...]:
     return tuple(deletions(prompt))
 
 
-# Answers, prompts, tokens and deletions are normalised by several checks and again in
-# selection; the NFKC pass is the expensive part.
-_norm = lru_cache(maxsize=16384)(norm)
-
-
 @lru_cache(maxsize=16384)  # fronts and answers are checked against each other many times per PR
 def content_tokens(seg: Segmenter, text: str) -> frozenset[str]:
     """Tokens that carry meaning: no punctuation, whitespace or function words."""
@@ -127,18 +122,18 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind == CardKind.CLOZE:
         return []
     front = front_of(card)
-    folded = norm(front)  # a fresh string for every candidate: not worth caching
-    if _norm(card.answer) in folded:
+    folded = norm(front)
+    if norm(card.answer) in folded:
         return [Finding("A3", REJECT, "answer appears on the front")]
     # Answer words are looked for inside the front's text rather than among its tokens:
     # the front is a fresh string for every candidate, and segmenting each one was the
     # gate's main cost.  One-character words match almost anywhere, so they only count
     # when the answer has nothing longer.
     words = content_tokens(seg, card.answer)
-    answer_tokens = frozenset(t for t in words if len(_norm(t)) >= 2) or words
+    answer_tokens = frozenset(t for t in words if len(norm(t)) >= 2) or words
     if not answer_tokens:
         return []
-    shared = frozenset(t for t in answer_tokens if _norm(t) in folded)
+    shared = frozenset(t for t in answer_tokens if norm(t) in folded)
     if card.kind == CardKind.NAME:
         # Recalling a name: any word of it on the front gives it away (as a word, not as
         # part of a longer one: 编码 in 编码器 is no clue to 位置编码).
@@ -342,9 +337,9 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
         hidden = sum(units(b) for i, b in found if i == ordinal)
         if hidden / max(total, 1) > 0.35:
             return [Finding("A9", REJECT, f"deletion {ordinal} hides {hidden}/{total} units")]
-        if _norm(body) in folded:
+        if norm(body) in folded:
             return [Finding("A3c", REJECT, f"'{body}' is still visible")]
-        if _norm(body) in _norm(card.cue):
+        if norm(body) in norm(card.cue):
             return [Finding("A3c", REJECT, f"'{body}' is visible in the context cue")]
         for part in _NAME_PARTS.split(body.strip("`")):
             if len(part) >= 5 and part in _CODE_SPAN.sub("", visible) and part.lower() not in ("cache",):
@@ -358,7 +353,7 @@ def check_extractive(card: Card, seg: Segmenter) -> list[Finding]:
     raw = _source_text(card.sentence, card.entry.review)
     for target in targets:
         # Most words are found verbatim; the review is normalised only when one is not.
-        missing = [t for t in content_tokens(seg, target) if t not in raw and _norm(t) not in _norm_source(raw)]
+        missing = [t for t in content_tokens(seg, target) if t not in raw and norm(t) not in norm(raw)]
         if missing:
             return [Finding("A10", REJECT, f"answer words not in the review: {missing}")]
     return []
@@ -367,11 +362,6 @@ def check_extractive(card: Card, seg: Segmenter) -> list[Finding]:
 @lru_cache(maxsize=256)  # a PR's candidates share a few source sentences
 def _source_text(sentence: str, review: str) -> str:
     return (sentence + review).lower()
-
-
-@lru_cache(maxsize=64)
-def _norm_source(raw: str) -> str:
-    return norm(raw)
 
 
 def check_typography(card: Card, seg: Segmenter) -> list[Finding]:
@@ -431,7 +421,7 @@ def score(candidate: Candidate, findings: list[Finding]) -> float:
 
 
 def _trigrams(text: str) -> set[str]:
-    text = _norm(text)
+    text = norm(text)
     return {text[i : i + 3] for i in range(max(len(text) - 2, 1))}
 
 
@@ -454,7 +444,7 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
         passed.append((score(candidate, findings), index, candidate.card))
     passed.sort(key=lambda item: (-item[0], item[1]))
     kept: list[tuple[int, Card]] = []
-    kept_indices: set[int] = set()
+    decided: set[int] = set()
     kept_grams: list[tuple[Card, set[str]]] = []
     """Kept Q/A cards with their question's trigrams, computed once rather than per comparison."""
     seen: set[str] = set()
@@ -464,21 +454,24 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
     # review names gets a card before any decision gets a third; then fill up.
     for cap in (2, 3):
         for value, index, card in passed:
-            if index in kept_indices or per_sentence.get(card.sentence, 0) >= cap:
+            if index in decided or per_sentence.get(card.sentence, 0) >= cap:
                 continue
-            marks = {"q:" + _norm(card.prompt), "k:" + card.key}
+            # Past the cap, the outcome is final: what makes a card redundant or too big (the
+            # kept cards, the marks seen, the total) only grows, so the second pass skips it.
+            decided.add(index)
+            marks = {"q:" + norm(card.prompt), "k:" + card.key}
             if card.kind != CardKind.CLOZE and _same_answer(card, [c for _, c in kept]):
                 continue
             if card.kind == CardKind.CLOZE:
                 # A phrase is blanked once per PR, whatever sentence carries it.
-                marks |= {"d:" + _norm(body) for _, body in _deletions(card.prompt)}
+                marks |= {"d:" + norm(body) for _, body in _deletions(card.prompt)}
             else:
-                marks.add("a:" + _norm(card.answer))
+                marks.add("a:" + norm(card.answer))
             if marks & seen:
                 continue
             grams = _trigrams(card.prompt) if card.kind != CardKind.CLOZE else set()
             if card.kind != CardKind.CLOZE and any(
-                    _jaccard(grams, other_grams) >= 0.8 and _norm(other.answer) != _norm(card.answer)
+                    _jaccard(grams, other_grams) >= 0.8 and norm(other.answer) != norm(card.answer)
                     for other, other_grams in kept_grams):
                 continue
             size = anki_cards(card)
@@ -488,7 +481,6 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
             total += size
             per_sentence[card.sentence] = per_sentence.get(card.sentence, 0) + 1
             kept.append((index, _with_score(card, value)))
-            kept_indices.add(index)
             if card.kind != CardKind.CLOZE:
                 kept_grams.append((card, grams))
     return [card for _, card in sorted(kept, key=lambda item: item[0])]
@@ -496,9 +488,9 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> lis
 
 def _same_answer(card: Card, kept: list[Card]) -> bool:
     """Another Q/A card already has this answer, give or take a leading word (将 X / X)."""
-    mine = _norm(card.answer)
+    mine = norm(card.answer)
     for other in kept:
-        theirs = _norm(other.answer)
+        theirs = norm(other.answer)
         if other.kind == CardKind.CLOZE or not mine or not theirs:
             continue
         short, long_ = sorted((mine, theirs), key=len)
