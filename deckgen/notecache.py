@@ -49,17 +49,26 @@ class EntryNotes:
 def entry_notes(reviews: Sequence[Review], cards: Sequence[Sequence[Card]], taxonomy: Taxonomy | None,
                 glossary: Glossary | None, *, cache: bool = True) -> list[EntryNotes]:
     """:class:`EntryNotes` of each review, whose (untagged) cards are *cards*, in review order."""
-    store = _NoteCache.open(cache, taxonomy, glossary)
-    out: list[EntryNotes] = []
-    for review, made in zip(reviews, cards):
-        stored = store.get(review, made)
+    maker = NoteMaker(taxonomy, glossary, cache=cache)
+    return [maker.notes(review, made) for review, made in zip(reviews, cards)]
+
+
+class NoteMaker:
+    """:class:`EntryNotes` of one entry at a time, from the notes cache or worked out (and kept)."""
+
+    def __init__(self, taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool = True) -> None:
+        self.taxonomy, self.glossary = taxonomy, glossary
+        self._store = _NoteCache.open(cache, taxonomy, glossary)
+
+    def notes(self, review: Review, cards: Sequence[Card]) -> EntryNotes:
+        """The notes of *review*, whose (untagged) cards are *cards*."""
+        stored = self._store.get(review, cards)
         if stored is None:
-            curriculum = entry_curriculum(review, taxonomy, glossary)
-            tagged = tuple(tag_cards(made, curriculum.topics))
+            curriculum = entry_curriculum(review, self.taxonomy, self.glossary)
+            tagged = tuple(tag_cards(cards, curriculum.topics))
             stored = EntryNotes(curriculum, tagged, tuple(built_note(c) for c in tagged))
-            store.put(review, stored)
-        out.append(stored)
-    return out
+            self._store.put(review, stored)
+        return stored
 
 
 @lru_cache(maxsize=1)

@@ -12,13 +12,13 @@ from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .curriculum import Curriculum, apply_curriculum, load_data_files
 from .gate import anki_cards
 from .lint import review_findings
-from .notecache import entry_notes
+from .notecache import EntryNotes, NoteMaker
 from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
 from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
 from .parse import read_corpus
 from .progress import NO_PROGRESS, Progress, StageClock
-from .results import entry_results
+from .results import result_stream
 from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
 from .types import BuildReport, Card, CardKind, DeckChanges, Level, Review
 
@@ -61,25 +61,29 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         scan = read_corpus(sources)
         topics, terms = load_data_files(sources, taxonomy, glossary)
     reviews: list[Review] = []
+    per_entry: list[EntryNotes] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
     with clock.measure("cards"):
-        made_all = entry_results(entries, cache=cache, jobs=jobs, progress=progress)
-    for entry, (review, made) in zip(entries, made_all.results):
-        reviews.append(review)
-        where = f"{entry.path}:{entry.title_line}"
-        count = sum(anki_cards(c) for c in made)
-        if count < MIN_CARDS_PER_PR:
-            warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen can read "
-                            "(name each decision explicitly: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y)")
-        warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
+        # Each result is matched, tagged and rendered as it arrives: with extraction in worker
+        # processes, this process does its share meanwhile instead of waiting for all of them.
+        stream = result_stream(entries, cache=cache, jobs=jobs, progress=progress)
+        maker = NoteMaker(topics, terms, cache=cache)
+        for entry, (review, made) in zip(entries, stream):
+            reviews.append(review)
+            per_entry.append(maker.notes(review, made))
+            where = f"{entry.path}:{entry.title_line}"
+            count = sum(anki_cards(c) for c in made)
+            if count < MIN_CARDS_PER_PR:
+                warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen "
+                                "can read (name each decision explicitly: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y)")
+            warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
+    cards = [c for e in per_entry for c in e.cards]
     with clock.measure("topics"):
-        per_entry = entry_notes(reviews, [made for _, made in made_all.results], topics, terms, cache=cache)
-        cards = [c for e in per_entry for c in e.cards]
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms, [e.curriculum for e in per_entry])
     clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
                             "cards": f"{sum(len(r.facts) for r in reviews)} facts, {len(cards)} notes; "
-                                     f"{made_all.cached} of {len(entries)} entries from the cache",
+                                     f"{stream.cached} of {len(entries)} entries from the cache",
                             "topics": f"{len(tagged) - len(cards)} glossary notes"})
     return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum,
                   tuple(n for e in per_entry for n in e.notes))

@@ -38,6 +38,23 @@ class EntryResults:
     """How many came from the cache."""
 
 
+class ResultStream:
+    """Every entry's result, in entry order, each as soon as it is made (see :func:`result_stream`)."""
+
+    def __init__(self, results: list[Result | None], made: Iterator[Result], progress: Progress) -> None:
+        self._results, self._made, self._progress = results, made, progress
+        self.cached = sum(r is not None for r in results)
+        """How many came from the cache."""
+
+    def __iter__(self) -> Iterator[Result]:
+        for result in self._results:
+            if result is None:
+                result = next(self._made)
+                self._progress.advance()
+            yield result
+        self._progress.end()
+
+
 def make_result(entry: Entry) -> Result:
     """One entry's review and cards (the segmenter is set up on first use, once per process)."""
     from .cards import make_cards
@@ -57,29 +74,29 @@ def _encoded_results(entries: Sequence[Entry]) -> list[bytes]:
 
 def entry_results(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1,
                   progress: Progress = NO_PROGRESS) -> EntryResults:
-    """The review and cards of every entry, in entry order.
+    """The review and cards of every entry, in entry order (all of :func:`result_stream`)."""
+    stream = result_stream(entries, cache=cache, jobs=jobs, progress=progress)
+    return EntryResults(tuple(stream), stream.cached)
+
+
+def result_stream(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1,
+                  progress: Progress = NO_PROGRESS) -> ResultStream:
+    """The review and cards of every entry, in entry order, yielded as they are made.
 
     *cache* reads and fills the per-user results cache; *jobs* > 1 makes the
     entries the cache lacks in up to that many worker processes (when there are
-    enough of them).  *progress* hears of every entry done.
+    enough of them).  *progress* hears of every entry done.  What the caller does
+    with one result overlaps with the making of the next ones in the workers.
     """
     store = ResultCache.open(cache)
     progress.begin(len(entries))
     results: list[Result | None] = [store.get(e) for e in entries]
-    cached = sum(r is not None for r in results)
-    progress.advance(cached)
+    progress.advance(sum(r is not None for r in results))
     missing = [entries[i] for i, r in enumerate(results) if r is None]
     jobs = max(1, min(jobs, len(missing) // MIN_ENTRIES_PER_JOB))
     elsewhere = jobs > 1 or len(missing) >= OWN_PROCESS_ENTRIES
     made = _in_workers(missing, jobs, store) if elsewhere else _here(missing, store)
-    out = []
-    for result in results:
-        if result is None:
-            result = next(made)
-            progress.advance()
-        out.append(result)
-    progress.end()
-    return EntryResults(tuple(out), cached)
+    return ResultStream(results, made, progress)
 
 
 def _here(entries: Sequence[Entry], store: ResultCache) -> Iterator[Result]:
