@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,6 +27,23 @@ from .types import BuildReport, Card, CardKind, DeckChanges, Level, Review
 MIN_CARDS_PER_PR = 3
 
 
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the duration (restored after, nested calls included).
+
+    A build makes millions of objects and no reference cycles worth collecting;
+    the collector's passes over them were a fifth of a 10k-entry rebuild
+    (8.5 → 6.7 s) and a tenth of card making.  Worker processes inherit the pause.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 @dataclass(frozen=True)
 class Corpus:
     """What the extract and card stages made of a set of seed files."""
@@ -43,6 +62,7 @@ class Corpus:
         return [*self.notes, *(built_note(c) for c in self.cards[len(self.notes):])]
 
 
+@_cycle_collector_paused()
 def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
                  glossary: Path | None = None, progress: Progress = NO_PROGRESS, cache: bool = True,
                  jobs: int = 1) -> Corpus:
@@ -117,6 +137,7 @@ class PreparedBuild:
                            warnings=self.corpus.warnings, lock=self.lock_path, changes=changes)
 
 
+@_cycle_collector_paused()
 def prepare_build(
     sources: Sequence[Path] = DEFAULT_SOURCES,
     output: Path = DEFAULT_OUTPUT,
@@ -142,6 +163,7 @@ def prepare_build(
     return PreparedBuild(corpus, update, plan, output)
 
 
+@_cycle_collector_paused()
 def build_deck(
     sources: Sequence[Path] = DEFAULT_SOURCES,
     output: Path = DEFAULT_OUTPUT,

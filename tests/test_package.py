@@ -9,7 +9,8 @@ from pathlib import Path
 import genanki
 import pytest
 
-from conftest import read_apkg
+from conftest import SEEDS, read_apkg
+from deckgen import package
 from deckgen.errors import OutputError
 from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model, schema
 from deckgen.package import DeckPlan, card_guid, card_tags, note_fields, write_apkg
@@ -91,3 +92,22 @@ def test_no_temporary_files_left(tmp_path: Path) -> None:
 def test_output_that_is_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="is a folder"):
         write_apkg(DeckPlan([CARD], timestamp=1), tmp_path)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_build_leaves_the_cycle_collector_as_it_found_it(enabled: bool, tmp_path: Path) -> None:
+    import gc
+
+    from deckgen.pipeline import build_deck
+
+    seen: list[bool] = []
+    real = package.write_apkg
+    try:
+        gc.enable() if enabled else gc.disable()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("deckgen.pipeline.write_apkg", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+            build_deck([SEEDS], tmp_path / "deck.apkg", timestamp=1_700_000_000)
+        assert seen == [False]  # paused while the build works
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable()
