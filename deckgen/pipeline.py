@@ -33,7 +33,7 @@ def _cycle_collector_paused() -> Iterator[None]:
 
     A build makes millions of objects and no reference cycles worth collecting;
     the collector's passes over them were a fifth of a 10k-entry rebuild
-    (8.5 → 6.7 s) and a tenth of card making.  Worker processes inherit the pause.
+    (8.5 → 6.7 s).  Worker processes collect again (see :mod:`deckgen.results`).
     """
     was_enabled = gc.isenabled()
     gc.disable()

@@ -12,6 +12,7 @@ the deck is byte-identical with or without cache or workers.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import sys
 from collections.abc import Iterator, Sequence
@@ -111,7 +112,9 @@ def _in_workers(entries: Sequence[Entry], jobs: int, store: ResultCache) -> Iter
     chunks = [entries[i:i + _CHUNK] for i in range(0, len(entries), _CHUNK)]
     # fork where it is safe and cheap (Linux): workers start with deckgen already imported.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+    # Workers collect cycles again (the build pauses the collector, see deckgen.pipeline): jieba leaves
+    # cyclic garbage behind, 30 MB over 10,000 entries, and the pause saves a worker little time.
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=gc.enable) as pool:
         for chunk, encoded in zip(chunks, pool.map(_encoded_results, chunks)):
             for entry, data in zip(chunk, encoded):
                 result = decode(data, entry)
