@@ -60,15 +60,36 @@ class NoteMaker:
         self.taxonomy, self.glossary = taxonomy, glossary
         self._store = _NoteCache.open(cache, taxonomy, glossary)
 
-    def notes(self, review: Review, cards: Sequence[Card]) -> EntryNotes:
-        """The notes of *review*, whose (untagged) cards are *cards*."""
-        stored = self._store.get(review, cards)
+    def notes(self, review: Review, cards: Sequence[Card], made: bytes | None = None) -> EntryNotes:
+        """The notes of *review*, whose (untagged) cards are *cards*.
+
+        *made* is :meth:`encoded` of them by a worker process, when one made them.
+        """
+        stored = self._store.decode(made, cards) if made else self._store.get(review, cards)
         if stored is None:
-            curriculum = entry_curriculum(review, self.taxonomy, self.glossary)
-            tagged = tuple(tag_cards(cards, curriculum.topics))
-            stored = EntryNotes(curriculum, tagged, tuple(built_note(c) for c in tagged))
-            self._store.put(review, stored)
+            stored = self._make(review, cards)
+            self._store.put(review, _payload(stored))
+        elif made:
+            self._store.put(review, made)
         return stored
+
+    def encoded(self, review: Review, cards: Sequence[Card]) -> bytes:
+        """The notes of an entry new to the cache, worked out (in a worker) and encoded for :meth:`notes`."""
+        return _payload(self._make(review, cards))
+
+    def _make(self, review: Review, cards: Sequence[Card]) -> EntryNotes:
+        curriculum = entry_curriculum(review, self.taxonomy, self.glossary)
+        tagged = tuple(tag_cards(cards, curriculum.topics))
+        return EntryNotes(curriculum, tagged, tuple(built_note(c) for c in tagged))
+
+
+def _payload(stored: EntryNotes) -> bytes:
+    """*stored* as notes-cache file bytes (the cards themselves are in the results cache: only their tags)."""
+    for note in stored.notes:
+        note.hash  # noqa: B018 -- computed now, so it is stored with the note and the lock need not redo it
+    payload = pickle.dumps((stored.curriculum, [c.tags for c in stored.cards], stored.notes),
+                           protocol=pickle.HIGHEST_PROTOCOL)
+    return encode_payload(payload)
 
 
 @lru_cache(maxsize=1)
@@ -105,6 +126,11 @@ class _NoteCache:
             data = self._path(review).read_bytes()
         except OSError:
             return None
+        return self.decode(data, cards)
+
+    @staticmethod
+    def decode(data: bytes, cards: Sequence[Card]) -> EntryNotes | None:
+        """The notes in *data* (from :func:`_payload`), when they were made from exactly *cards*."""
         payload = intact_payload(data)
         if payload is None:
             return None
@@ -119,11 +145,6 @@ class _NoteCache:
         tagged = tuple(tag_cards(cards, curriculum.topics))
         return EntryNotes(curriculum, tagged, notes) if tags == [c.tags for c in tagged] else None
 
-    def put(self, review: Review, stored: EntryNotes) -> None:
-        if self.folder is None:
-            return
-        for note in stored.notes:
-            note.hash  # noqa: B018 -- computed now, so it is stored with the note and the lock need not redo it
-        payload = pickle.dumps((stored.curriculum, [c.tags for c in stored.cards], stored.notes),
-                               protocol=pickle.HIGHEST_PROTOCOL)
-        put_entry_file(self._path(review), encode_payload(payload))
+    def put(self, review: Review, data: bytes) -> None:
+        if self.folder is not None:
+            put_entry_file(self._path(review), data)

@@ -87,11 +87,13 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
     with clock.measure("cards"):
         # Each result is matched, tagged and rendered as it arrives: with extraction in worker
         # processes, this process does its share meanwhile instead of waiting for all of them.
-        stream = result_stream(entries, cache=cache, jobs=jobs, progress=progress)
+        # With several workers they make the notes of what they extract too: this process would
+        # otherwise be a third one busy on two cores.
         maker = NoteMaker(topics, terms, cache=cache)
-        for entry, (review, made) in zip(entries, stream):
+        stream = result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded)
+        for entry, ((review, made), notes) in zip(entries, stream):
             reviews.append(review)
-            per_entry.append(maker.notes(review, made))
+            per_entry.append(maker.notes(review, made, notes))
             where = f"{entry.path}:{entry.title_line}"
             count = sum(anki_cards(c) for c in made)
             if count < MIN_CARDS_PER_PR:

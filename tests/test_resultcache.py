@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import SEEDS
-from deckgen import resultcache, results
+from deckgen import notecache, resultcache, results
 from deckgen.resultcache import ResultCache, entry_key, extractor_version, source_version
 from deckgen.cli import cli
 from deckgen.lock import lock_path_for
@@ -190,18 +190,27 @@ def test_jobs_give_the_same_deck_as_one_process(jobs: int, seeds: Path, cache_di
     one, two = tmp_path / "one" / "deck.apkg", tmp_path / "two" / "deck.apkg"
     used: list[int] = []
     real = results._in_workers
-    monkeypatch.setattr(results, "_in_workers", lambda entries, jobs, store: used.append(jobs) or real(entries, jobs, store))
+    monkeypatch.setattr(results, "_in_workers",
+                        lambda entries, jobs, store, companion: used.append(jobs) or real(entries, jobs, store, companion))
     assert runner.invoke(cli, ["build", str(seeds), "-o", str(one), "--no-cache", "-q"]).exit_code == 0
     assert used == []  # the seeds are few: made in this process
     monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)  # now use workers anyway
     monkeypatch.setattr(results, "OWN_PROCESS_ENTRIES", 1)
+    made_here: list[str] = []  # what workers append goes to their own copy of the list
+    make_notes = notecache.NoteMaker._make
+    monkeypatch.setattr(notecache.NoteMaker, "_make",
+                        lambda self, review, cards: made_here.append(review.entry.title) or make_notes(self, review, cards))
     result = runner.invoke(cli, ["build", str(seeds), "-o", str(two), "--jobs", str(jobs), "-q"])
     assert result.exit_code == 0, result.output
     assert used == [jobs]
+    # Several workers make their entries' notes too; one worker leaves them to this process.
+    assert len(made_here) == (0 if jobs > 1 else sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt")))
     assert two.read_bytes() == one.read_bytes()
     assert lock_path_for(two).read_bytes() == lock_path_for(one).read_bytes()
-    # What the workers made went to the cache like anything else.
-    assert len(cached_files(cache_dir)) == sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    # What the workers made went to the cache like anything else, their entries' notes too.
+    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    assert len(cached_files(cache_dir)) == entries
+    assert len([p for p in (cache_dir / "notes").rglob("*") if p.is_file()]) == entries
 
 
 def test_jobs_must_be_positive(runner: CliRunner, seeds: Path, tmp_path: Path) -> None:
