@@ -5,6 +5,8 @@ usually carries the reading verdict) comes from one real review, each further
 sentence either from the same real review at the same position or from any
 review, and every code span gets a fresh identifier, so no two entries repeat
 and jieba, the extractor and the quality gate see text shaped like the seeds.
+Their sentences do recur, though, far more than real reviews repeat each other:
+``reuse.py`` measures how much that flatters deckgen's memo caches.
 Summaries are real summaries with fresh identifiers and a PR number, unique per
 corpus.  Files hold ``--per-file`` entries (default 50) under a handful of
 repositories; ``topics.toml`` and ``glossary.toml`` are copied beside them so a

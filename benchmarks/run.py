@@ -19,7 +19,7 @@ once per installation).  ``deckgen --help`` is timed too.  With ``--repeat R``
 each run is repeated and the fastest kept (the usual way to discount a busy
 machine).  The last lines check the targets of issue #8.
 
-    python benchmarks/run.py                       # seeds, 1k, 10k, 100k (about an hour on 2 cores)
+    python benchmarks/run.py                       # seeds, 1k, 10k, 100k (about 25 minutes on 2 cores)
     python benchmarks/run.py --sizes seeds,1000    # a quick look
     python benchmarks/run.py --json results.json   # also keep the numbers
 """
