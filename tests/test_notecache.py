@@ -10,7 +10,7 @@ import pytest
 
 from deckgen import notecache, package, resultcache
 from deckgen.parse import parse_seed_file
-from test_resultcache import _cache_dir, _seeds, build  # noqa: F401 -- the fixtures cache_dir and seeds
+from test_resultcache import _cache_dir, _seeds, build, extend_last_review  # noqa: F401 -- the fixtures cache_dir and seeds
 
 
 def note_files(cache_dir: Path) -> list[Path]:
@@ -42,10 +42,7 @@ def test_warm_builds_match_and_render_nothing_and_give_the_same_bytes(seeds: Pat
 def test_only_a_changed_entry_is_matched_and_rendered_again(seeds: Path, cache_dir: Path, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     build(seeds, tmp_path / "a")
-    path = sorted(seeds.glob("*.txt"))[-1]
-    last = parse_seed_file(path)[-1]
-    path.write_text(path.read_text("utf-8").replace(last.review, last.review + "另外，采用缓存而非重算，以避免重复分词。"),
-                    encoding="utf-8")
+    last = extend_last_review(seeds)
     done = count_work(monkeypatch)
     after = build(seeds, tmp_path / "b")
     assert [d for d in done if d != "note"] == [last.title] and "note" in done

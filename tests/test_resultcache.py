@@ -17,6 +17,7 @@ from deckgen.cli import cli
 from deckgen.lock import lock_path_for
 from deckgen.parse import parse_seed_file
 from deckgen.pipeline import build_deck
+from deckgen.types import Entry
 
 T0 = 1_700_000_000
 
@@ -45,6 +46,15 @@ def cached_files(folder: Path) -> list[Path]:
     return sorted(p for p in (folder / "results").rglob("*") if p.is_file())
 
 
+def extend_last_review(seeds: Path) -> Entry:
+    """Add a sentence to the review of the last entry of the last seed file; return that entry as it was."""
+    path = sorted(seeds.glob("*.txt"))[-1]
+    last = parse_seed_file(path)[-1]
+    path.write_text(path.read_text("utf-8").replace(last.review, last.review + "另外，采用缓存而非重算，以避免重复分词。"),
+                    encoding="utf-8")
+    return last
+
+
 def no_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make any attempt to extract an entry fail the test."""
     def refuse(entry: object) -> None:
@@ -69,10 +79,7 @@ def test_cached_uncached_and_warm_builds_are_byte_identical(seeds: Path, cache_d
 def test_only_changed_entries_are_extracted_again(seeds: Path, cache_dir: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     build(seeds, tmp_path / "a")
-    path = sorted(seeds.glob("*.txt"))[-1]
-    last = parse_seed_file(path)[-1]
-    path.write_text(path.read_text("utf-8").replace(last.review, last.review + "另外，采用缓存而非重算，以避免重复分词。"),
-                    encoding="utf-8")
+    last = extend_last_review(seeds)
     made: list[str] = []
     real = results.make_result
     monkeypatch.setattr(results, "make_result", lambda entry: made.append(entry.title) or real(entry))
