@@ -7,7 +7,6 @@ default file switches its feature off, a missing explicit file is an error.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -90,18 +89,12 @@ def tag_cards(cards: Sequence[Card], topics: Sequence[str]) -> list[Card]:
 
 
 def apply_curriculum(reviews: Sequence[Review], cards: Sequence[Card], taxonomy: Taxonomy | None,
-                     glossary: Glossary | None, matched: Sequence[EntryCurriculum] | None = None
+                     glossary: Glossary | None, matched: Sequence[EntryCurriculum]
                      ) -> tuple[tuple[Card, ...], Curriculum]:
-    """Tag every card with its PR's topics and append the glossary cards; the cards keep their order.
+    """Append the glossary cards to *cards* (already tagged with their topics) and sum up the curriculum.
 
-    *matched* is :func:`entry_curriculum` of each review, when known already (and
-    *cards* are then tagged already); otherwise it is worked out here.
+    *matched* is :func:`entry_curriculum` of each review.
     """
-    if matched is None:
-        matched = [entry_curriculum(r, taxonomy, glossary) for r in reviews]
-        by_pr = {r.entry.pr_key: m.topics for r, m in zip(reviews, matched)}
-        cards = [c for pr, group in itertools.groupby(cards, key=lambda c: c.entry.pr_key)
-                 for c in tag_cards(list(group), by_pr.get(pr, ()))]
     pr_topics = {r.entry.pr_key: m.topics for r, m in zip(reviews, matched)} if taxonomy else {}
     unmatched = [r.entry for r, m in zip(reviews, matched) if taxonomy and not m.topics]
     tagged = list(cards)

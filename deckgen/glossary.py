@@ -157,11 +157,6 @@ def find_acronyms(text: str) -> list[str]:
     return found
 
 
-def unknown_acronyms(entries: Iterable[Entry], glossary: Glossary) -> tuple[tuple[str, int], ...]:
-    """Acronyms in the entries with no glossary entry, with how many PRs use each; most used first."""
-    return count_prs(unknown_in(entry_text(entry), glossary) for entry in entries)
-
-
 def count_prs(acronyms_by_pr: Iterable[Iterable[str]]) -> tuple[tuple[str, int], ...]:
     """Each acronym with the number of PRs using it (each PR's list without repeats); most used first."""
     prs: dict[str, int] = {}
@@ -183,15 +178,14 @@ def unknown_in(text: str, glossary: Glossary) -> list[str]:
 
 
 def glossary_cards(entries: Sequence[Entry], glossary: Glossary, pr_topics: Mapping[str, tuple[str, ...]],
-                   used: Sequence[Iterable[str]] | None = None) -> list[Card]:
+                   used: Sequence[Iterable[str]]) -> list[Card]:
     """One card per (repository, term used by a PR of that repository), tagged with those PRs' topics.
 
-    *used* gives each entry's term keys when known already (else :func:`terms_used` finds them).
-    Cards come in glossary order within each repository, repositories in order of first appearance.
+    *used* gives each entry's term keys (see :func:`terms_used`).  Cards come in glossary order
+    within each repository, repositories in order of first appearance.
     """
     users: dict[tuple[str, str], list[Entry]] = {}
-    keys = used if used is not None else [[t.key for t in terms_used(e, glossary)] for e in entries]
-    for entry, entry_keys in zip(entries, keys):
+    for entry, entry_keys in zip(entries, used):
         for key in entry_keys:
             users.setdefault((entry.repo, key), []).append(entry)
     cards: list[Card] = []

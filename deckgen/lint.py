@@ -81,7 +81,7 @@ def review_findings(review: Review) -> list[SeedFinding]:
 def acronym_findings(entries: Iterable[Entry], glossary: Glossary) -> list[SeedFinding]:
     """A warning at the first use of each acronym *glossary* does not explain (once per corpus).
 
-    The acronyms are the ones ``build`` lists in its warning (:func:`deckgen.glossary.unknown_acronyms`),
+    The acronyms are the ones ``build`` lists in its warning (:attr:`deckgen.curriculum.Curriculum.unknown_acronyms`),
     looked up line by line to say where each is first used.
     """
     seen: set[str] = set()

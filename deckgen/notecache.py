@@ -27,13 +27,13 @@ from .curriculum import EntryCurriculum, entry_curriculum, tag_cards
 from .glossary import Glossary
 from .lock import BuiltNote
 from .package import built_note
-from .resultcache import (encode_payload, entry_files_folder, entry_key, extractor_version, intact_payload,
-                          put_entry_file, source_version)
+from .resultcache import (encode_payload, entry_files_folder, extractor_version, intact_payload, put_entry_file,
+                          read_entry_file, source_version)
 from .topics import Taxonomy
 from .types import Card, Review
 
-RENDER_MODULES = ("curriculum", "package")
-"""The modules that match and render; the modules they import count too."""
+RENDER_MODULES = ("notecache",)
+"""This module (its file format) and what it imports to match and render: curriculum, package and theirs."""
 
 
 @dataclass(frozen=True)
@@ -44,13 +44,6 @@ class EntryNotes:
     cards: tuple[Card, ...]
     notes: tuple[BuiltNote, ...]
     """:func:`~deckgen.package.built_note` of each card, in card order."""
-
-
-def entry_notes(reviews: Sequence[Review], cards: Sequence[Sequence[Card]], taxonomy: Taxonomy | None,
-                glossary: Glossary | None, *, cache: bool = True) -> list[EntryNotes]:
-    """:class:`EntryNotes` of each review, whose (untagged) cards are *cards*, in review order."""
-    maker = NoteMaker(taxonomy, glossary, cache=cache)
-    return [maker.notes(review, made) for review, made in zip(reviews, cards)]
 
 
 class NoteMaker:
@@ -84,11 +77,10 @@ class NoteMaker:
 
 
 def _payload(stored: EntryNotes) -> bytes:
-    """*stored* as notes-cache file bytes (the cards themselves are in the results cache: only their tags)."""
+    """*stored* as notes-cache file bytes (not its cards: they are in the results cache, tagged again on reading)."""
     for note in stored.notes:
         note.hash  # noqa: B018 -- computed now, so it is stored with the note and the lock need not redo it
-    payload = pickle.dumps((stored.curriculum, [c.tags for c in stored.cards], stored.notes),
-                           protocol=pickle.HIGHEST_PROTOCOL)
+    payload = pickle.dumps((stored.curriculum, stored.notes), protocol=pickle.HIGHEST_PROTOCOL)
     return encode_payload(payload)
 
 
@@ -113,20 +105,10 @@ class _NoteCache:
         data = repr((taxonomy, glossary)).encode("utf-8", "surrogatepass")
         return cls(entry_files_folder("notes", hashlib.sha256(code.encode() + b"\0" + data).hexdigest()[:20]))
 
-    def _path(self, review: Review) -> Path:
-        assert self.folder is not None
-        key = entry_key(review.entry)
-        return self.folder / key[:2] / key
-
     def get(self, review: Review, cards: Sequence[Card]) -> EntryNotes | None:
         """The stored notes of *review*, when they were made from exactly *cards*."""
-        if self.folder is None:
-            return None
-        try:
-            data = self._path(review).read_bytes()
-        except OSError:
-            return None
-        return self.decode(data, cards)
+        data = None if self.folder is None else read_entry_file(self.folder, review.entry)
+        return None if data is None else self.decode(data, cards)
 
     @staticmethod
     def decode(data: bytes, cards: Sequence[Card]) -> EntryNotes | None:
@@ -135,16 +117,15 @@ class _NoteCache:
         if payload is None:
             return None
         try:
-            curriculum, tags, notes = pickle.load(io.BytesIO(payload))
+            curriculum, notes = pickle.load(io.BytesIO(payload))
         except Exception:  # written by another deckgen whose classes changed shape: a miss
             return None
         if not (isinstance(curriculum, EntryCurriculum) and isinstance(notes, tuple) and len(notes) == len(cards)
                 and all(isinstance(n, BuiltNote) and n.key == c.key for n, c in zip(notes, cards))):
             return None
         # The cards themselves come from the results cache: tagged here as when they were stored.
-        tagged = tuple(tag_cards(cards, curriculum.topics))
-        return EntryNotes(curriculum, tagged, notes) if tags == [c.tags for c in tagged] else None
+        return EntryNotes(curriculum, tuple(tag_cards(cards, curriculum.topics)), notes)
 
     def put(self, review: Review, data: bytes) -> None:
         if self.folder is not None:
-            put_entry_file(self._path(review), data)
+            put_entry_file(self.folder, review.entry, data)

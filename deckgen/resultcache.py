@@ -119,16 +119,12 @@ class ResultCache:
         """The cache in this user's cache folder, or a disabled one when that is off, unsafe or unusable."""
         return cls(entry_files_folder("results", extractor_version() if enabled else None))
 
-    def _path(self, entry: Entry) -> Path:
-        assert self.folder is not None
-        key = entry_key(entry)
-        return self.folder / key[:2] / key
-
     def get(self, entry: Entry) -> Result | None:
         """The cached review and cards of *entry* (with *entry* itself in them), or ``None``."""
         if self.folder is None:
             return None
-        result = _load(self._path(entry), entry)
+        data = read_entry_file(self.folder, entry)
+        result = None if data is None else decode(data, entry)
         if result is None:
             self.misses += 1
         else:
@@ -138,11 +134,26 @@ class ResultCache:
     def put(self, entry: Entry, data: bytes) -> None:
         """Store *data* (:func:`encode` of the entry's result); a failure to write only costs a later build time."""
         if self.folder is not None:
-            put_entry_file(self._path(entry), data)
+            put_entry_file(self.folder, entry, data)
 
 
-def put_entry_file(path: Path, data: bytes) -> None:
-    """Write one entry's cache file (its ``xx/`` folder made private if new); a failure costs only time later."""
+def entry_file(folder: Path, entry: Entry) -> Path:
+    """The file of *entry* in the per-entry cache folder *folder*: ``xx/<key>``."""
+    key = entry_key(entry)
+    return folder / key[:2] / key
+
+
+def read_entry_file(folder: Path, entry: Entry) -> bytes | None:
+    """The bytes of *entry*'s file in *folder*, or None when there is none (or it cannot be read)."""
+    try:
+        return entry_file(folder, entry).read_bytes()
+    except OSError:
+        return None
+
+
+def put_entry_file(folder: Path, entry: Entry, data: bytes) -> None:
+    """Write *entry*'s file in *folder* (its ``xx/`` folder made private if new); a failure costs only time later."""
+    path = entry_file(folder, entry)
     try:
         path.parent.mkdir(exist_ok=True, mode=0o700)
     except OSError:
@@ -208,13 +219,6 @@ def encode_payload(payload: bytes) -> bytes:
     """A cache file's bytes: the format line, the payload's digest, the payload."""
     return FORMAT + hashlib.sha256(payload).digest() + payload
 
-
-def _load(path: Path, entry: Entry) -> Result | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    return decode(data, entry)
 
 
 def decode(data: bytes, entry: Entry) -> Result | None:
