@@ -60,6 +60,14 @@ class Entry:
         return self.review_line + self.review.count("\n", 0, offset)
 
 
+def _as_constructor_call(self: object) -> tuple[type, tuple[object, ...]]:
+    # Pickled as a call of the class with its fields: the default for frozen slotted dataclasses
+    # (dataclasses' __setstate__, which looks the fields up again for every object) was most of
+    # reading a cached result back.
+    cls = type(self)
+    return cls, tuple(map(self.__getattribute__, cls.__slots__))  # type: ignore[attr-defined]
+
+
 class Verdict(str, Enum):
     """Whether the review says the PR is worth reading closely."""
 
@@ -115,6 +123,8 @@ class Fact:
     prefix: str = ""
     """Words before the marker in its clause ("新格式需要" in 新格式需要通过 X 开启), for the question."""
 
+    __reduce__ = _as_constructor_call
+
 
 @dataclass(frozen=True, slots=True)  # hundreds of thousands in a big build: no __dict__ each
 class Review:
@@ -126,6 +136,8 @@ class Review:
     facts: tuple[Fact, ...]
     identifiers: tuple[str, ...] = ()
     pr_refs: tuple[str, ...] = ()
+
+    __reduce__ = _as_constructor_call
 
 
 class CardKind(str, Enum):
@@ -160,6 +172,8 @@ class Card:
     relation: Relation
     score: float = 0.0
     tags: tuple[str, ...] = field(default=())
+
+    __reduce__ = _as_constructor_call
 
     @property
     def guid_parts(self) -> tuple[str, str, str]:

@@ -223,3 +223,19 @@ def test_jobs_give_the_same_deck_as_one_process(jobs: int, seeds: Path, cache_di
 def test_jobs_must_be_positive(runner: CliRunner, seeds: Path, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["build", str(seeds), "-o", str(tmp_path / "d.apkg"), "--jobs", "0"])
     assert result.exit_code == 2
+
+
+def test_a_result_comes_back_from_its_bytes_field_for_field(seeds: Path) -> None:
+    # Reviews, facts and cards pickle as constructor calls (deckgen.types): every field must make the
+    # trip, the ones left at their defaults by extraction too (so they are set here).
+    from dataclasses import fields, replace
+
+    entry = parse_seed_file(sorted(seeds.glob("*.txt"))[0])[0]
+    review, cards = results.make_result(entry)
+    facts = tuple(replace(f, name="名", lead="引", prefix="前", verb="实现", marker="通过") for f in review.facts)
+    review = replace(review, facts=facts, identifiers=("x_y",), pr_refs=("#1",))
+    cards = tuple(replace(c, score=0.5, tags=("topic::t",)) for c in cards)
+    back = resultcache.decode(resultcache.encode(entry, (review, cards)), entry)
+    assert back is not None and back[0].entry is entry
+    for before, after in [(review, back[0]), *zip(review.facts, back[0].facts), *zip(cards, back[1])]:
+        assert [getattr(after, f.name) for f in fields(before)] == [getattr(before, f.name) for f in fields(before)]
