@@ -80,26 +80,22 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
     with clock.measure("read"):
         scan = read_corpus(sources)
         topics, terms = load_data_files(sources, taxonomy, glossary)
-    reviews: list[Review] = []
-    per_entry: list[EntryNotes] = []
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
+    arrived: dict[int, tuple[Review, EntryNotes, list[str]]] = {}
     with clock.measure("cards"):
-        # Each result is matched, tagged and rendered as it arrives: with extraction in worker
-        # processes, this process does its share meanwhile instead of waiting for all of them.
+        # Each result is matched, tagged and rendered as it arrives (cached ones first): with
+        # extraction in worker processes, this process does its share meanwhile instead of waiting.
         # With several workers they make the notes of what they extract too: this process would
         # otherwise be a third one busy on two cores.
         maker = NoteMaker(topics, terms, cache=cache)
-        stream = result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded)
-        for entry, ((review, made), notes) in zip(entries, stream):
-            reviews.append(review)
-            per_entry.append(maker.notes(review, made, notes))
-            where = f"{entry.path}:{entry.title_line}"
-            count = sum(anki_cards(c) for c in made)
-            if count < MIN_CARDS_PER_PR:
-                warnings.append(f"{where}: only {count} card(s) for this PR; the review names few decisions deckgen "
-                                "can read (name each decision explicitly: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y)")
-            warnings.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
+        with result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded) as stream:
+            for index, (review, made), notes in stream:
+                arrived[index] = review, maker.notes(review, made, notes), _entry_warnings(review, made)
+    in_order = [arrived[i] for i in range(len(entries))]
+    reviews = [review for review, _, _ in in_order]
+    per_entry = [notes for _, notes, _ in in_order]
+    warnings.extend(w for _, _, found in in_order for w in found)
     cards = [c for e in per_entry for c in e.cards]
     with clock.measure("topics"):
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms, [e.curriculum for e in per_entry])
@@ -109,6 +105,18 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
                             "topics": f"{len(tagged) - len(cards)} glossary notes"})
     return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum,
                   tuple(n for e in per_entry for n in e.notes))
+
+
+def _entry_warnings(review: Review, cards: Sequence[Card]) -> list[str]:
+    entry = review.entry
+    out = []
+    count = sum(anki_cards(c) for c in cards)
+    if count < MIN_CARDS_PER_PR:
+        out.append(f"{entry.path}:{entry.title_line}: only {count} card(s) for this PR; the review names few "
+                   "decisions deckgen can read (name each decision explicitly: 1) 2) …, **名称**: 说明, "
+                   "or 采用 X 而非 Y)")
+    out.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
+    return out
 
 
 def build_timestamp() -> int:

@@ -51,6 +51,13 @@ class Entry:
         """
         return f"{self.repo}#{short_hash(norm(self.title))}"
 
+    @cached_property  # looked up in two per-entry caches by every build
+    def content_key(self) -> str:
+        """A hash of everything about the entry that extraction and its cards depend on (lines included)."""
+        text = "\0".join((self.repo, self.title, self.review, str(self.path), str(self.title_line),
+                          str(self.review_line), type(self).__name__))
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
     @property
     def source(self) -> str:
         return f"{self.repo} · {self.path.name}:{self.title_line}"

@@ -196,9 +196,9 @@ def test_jobs_give_the_same_deck_as_one_process(jobs: int, seeds: Path, cache_di
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(T0))
     one, two = tmp_path / "one" / "deck.apkg", tmp_path / "two" / "deck.apkg"
     used: list[int] = []
-    real = results._in_workers
-    monkeypatch.setattr(results, "_in_workers",
-                        lambda entries, jobs, store, companion: used.append(jobs) or real(entries, jobs, store, companion))
+    start = results._Workers.__init__
+    monkeypatch.setattr(results._Workers, "__init__",
+                        lambda self, jobs, companion: used.append(jobs) or start(self, jobs, companion))
     assert runner.invoke(cli, ["build", str(seeds), "-o", str(one), "--no-cache", "-q"]).exit_code == 0
     assert used == []  # the seeds are few: made in this process
     monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)  # now use workers anyway
@@ -239,3 +239,40 @@ def test_a_result_comes_back_from_its_bytes_field_for_field(seeds: Path) -> None
     assert back is not None and back[0].entry is entry
     for before, after in [(review, back[0]), *zip(review.facts, back[0].facts), *zip(cards, back[1])]:
         assert [getattr(after, f.name) for f in fields(before)] == [getattr(before, f.name) for f in fields(before)]
+
+
+def test_a_big_build_sends_what_is_missing_to_a_worker_before_reading_the_cache(
+        seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker sets jieba up and makes the new entry while this process reads and handles the cached ones."""
+    build(seeds, tmp_path / "warm")
+    changed = extend_last_review(seeds)
+    monkeypatch.setattr(results, "OWN_PROCESS_ENTRIES", 1)  # every build is big enough
+    events: list[str] = []
+    start, get = results._Workers.__init__, ResultCache.get
+    monkeypatch.setattr(results._Workers, "__init__",
+                        lambda self, jobs, companion: events.append("worker") or start(self, jobs, companion))
+    monkeypatch.setattr(ResultCache, "get", lambda self, entry: events.append("read") or get(self, entry))
+    entries = [e for p in sorted(seeds.glob("*.txt")) for e in parse_seed_file(p)]
+    with results.result_stream(entries) as stream:
+        arrivals = [(index, review.entry) for index, (review, _), _ in stream]
+    assert events[0] == "worker" and events.count("worker") == 1 and events.count("read") == len(entries) - 1
+    # Cached entries first, in entry order, then the one the worker made; each with its own index.
+    assert [i for i, _ in arrivals] == [*(i for i in range(len(entries)) if i != len(entries) - 1), len(entries) - 1]
+    assert all(entries[i] is entry for i, entry in arrivals)
+    assert arrivals[-1][1].review != changed.review
+    # The deck does not depend on the route: the same as a build without cache or worker.
+    assert build(seeds, tmp_path / "routed") == build(seeds, tmp_path / "clean", cache=False)
+
+
+def test_leaving_the_stream_early_stops_its_workers(seeds: Path, cache_dir: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    monkeypatch.setattr(results, "OWN_PROCESS_ENTRIES", 1)
+    entries = [e for p in sorted(seeds.glob("*.txt")) for e in parse_seed_file(p)]
+    with pytest.raises(KeyboardInterrupt):
+        with results.result_stream(entries, cache=False) as stream:
+            assert multiprocessing.active_children()  # the worker started with the stream
+            for _ in stream:
+                raise KeyboardInterrupt
+    assert multiprocessing.active_children() == []
