@@ -8,7 +8,7 @@ default file switches its feature off, a missing explicit file is an error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .datafile import find_beside
@@ -85,7 +85,7 @@ def entry_curriculum(review: Review, taxonomy: Taxonomy | None, glossary: Glossa
 def tag_cards(cards: Sequence[Card], topics: Sequence[str]) -> list[Card]:
     """*cards* with ``topic::<id>`` tags for *topics* added."""
     extra = tuple(TOPIC_TAG_PREFIX + t for t in topics)
-    return [replace(c, tags=(*c.tags, *extra)) for c in cards] if extra else list(cards)
+    return [c.with_tags(extra) for c in cards] if extra else list(cards)
 
 
 def apply_curriculum(reviews: Sequence[Review], cards: Sequence[Card], taxonomy: Taxonomy | None,

@@ -182,9 +182,18 @@ class Card:
 
     __reduce__ = _as_constructor_call
 
+    def with_tags(self, extra: tuple[str, ...]) -> Card:
+        """This card with *extra* tags after its own (what dataclasses.replace does, at a third of its cost)."""
+        values = list(map(self.__getattribute__, Card.__slots__))  # type: ignore[attr-defined]
+        values[_CARD_TAGS] = (*self.tags, *extra)
+        return Card(*values)
+
     @property
     def guid_parts(self) -> tuple[str, str, str]:
         return (self.entry.repo, self.entry.pr_key, self.key)
+
+
+_CARD_TAGS = Card.__slots__.index("tags")  # type: ignore[attr-defined]
 
 
 class Level(str, Enum):
