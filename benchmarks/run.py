@@ -176,23 +176,28 @@ def bench_size(size: str, work: Path, jobs: int, repeat: int, extras: bool) -> l
         lock_bytes = deck.with_name("deck.lock.json").read_bytes()
         deck_bytes = deck.read_bytes()
 
+        saved = work / f"cache-{size}-saved"
+        shutil.rmtree(saved, ignore_errors=True)
+        for kind in ENTRY_CACHES:
+            shutil.copytree(cache / kind, saved / kind)
+
         def add_file() -> None:
-            # The same previous state every time: the deck and lock of the corpus without the new file.
+            # The same previous state every time: the deck, lock and caches of the corpus without the new file.
             deck.write_bytes(deck_bytes)
             deck.with_name("deck.lock.json").write_bytes(lock_bytes)
             new_file.unlink(missing_ok=True)
-            for path in (p for kind in ENTRY_CACHES for p in (cache / kind).rglob("*")):
-                if path.is_file() and path.stat().st_mtime > marker:
-                    path.unlink()
+            for kind in ENTRY_CACHES:
+                shutil.rmtree(cache / kind)
+                shutil.copytree(saved / kind, cache / kind)
             extra = work / "new-file"
             shutil.rmtree(extra, ignore_errors=True)
             written = write_corpus(NEW_FILE_ENTRIES, extra, start=10_000_000, data_files=False)
             shutil.move(str(written[0]), new_file)
 
-        marker = time.time()
         wall, cpu, rss = best(build, env, repeat, add_file)
         runs.append(Run(size, "+1 file", count + NEW_FILE_ENTRIES, wall, cpu, rss))
         new_file.unlink(missing_ok=True)
+        shutil.rmtree(saved, ignore_errors=True)
     for run in runs:
         run.floor_wall, run.floor_cpu = floor_wall, floor_cpu
     return runs

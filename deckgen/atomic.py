@@ -271,7 +271,7 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def write_cache_file(path: str | Path, data: bytes) -> bool:
+def write_cache_file(path: Path, data: bytes) -> bool:
     """Put *data* at *path* whole or not at all: a private (0600) temporary file beside it, renamed over it.
 
     For caches only (never outputs): no fsync and no signal handling, because a
@@ -279,7 +279,7 @@ def write_cache_file(path: str | Path, data: bytes) -> bool:
     Returns whether the file was written; an error is only a missed chance.
     """
     try:
-        fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)

@@ -4,8 +4,8 @@ After extraction (:mod:`deckgen.results`), matching every entry against the
 taxonomy and glossary and rendering its cards as note HTML is most of what a
 rebuild does; an entry that did not change needs neither again.  The notes
 cache keeps them per entry beside the results cache and under its rules (a
-private folder, digest-checked pickles, atomic writes, see
-:mod:`deckgen.resultcache`), in ``<cache dir>/notes/<version>/<xx>/<key>``.
+private folder, digest-checked pickles, see :mod:`deckgen.resultcache` and
+:mod:`deckgen.entrystore`), in ``<cache dir>/notes/<version>.sqlite``.
 
 The version hashes the extractor version, the source of the modules that match
 and render (and everything they import), and the taxonomy and glossary as
@@ -27,8 +27,8 @@ from .curriculum import EntryCurriculum, entry_curriculum, tag_cards
 from .glossary import Glossary
 from .lock import BuiltNote
 from .package import built_note
-from .resultcache import (encode_payload, entry_files_folder, extractor_version, intact_payload, put_entry_file,
-                          read_entry_file, source_version)
+from .entrystore import EntryStore
+from .resultcache import encode_payload, extractor_version, intact_payload, source_version
 from .topics import Taxonomy
 from .types import Card, Review
 
@@ -66,6 +66,16 @@ class NoteMaker:
             self._store.put(review, made)
         return stored
 
+    def close(self) -> None:
+        """Write what is pending to the notes cache; it misses from now on."""
+        self._store.store.close()
+
+    def __enter__(self) -> NoteMaker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def encoded(self, review: Review, cards: Sequence[Card]) -> bytes:
         """The notes of an entry new to the cache, worked out (in a worker) and encoded for :meth:`notes`."""
         return _payload(self._make(review, cards))
@@ -93,21 +103,21 @@ def render_version() -> str | None:
 
 
 class _NoteCache:
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
+    def __init__(self, store: EntryStore) -> None:
+        self.store = store
 
     @classmethod
     def open(cls, enabled: bool, taxonomy: Taxonomy | None, glossary: Glossary | None) -> _NoteCache:
         code = render_version() if enabled else None
         if code is None:
-            return cls(None)
+            return cls(EntryStore(None))
         # The data files as loaded (every field, the file's path too): a change to either is a new version.
         data = repr((taxonomy, glossary)).encode("utf-8", "surrogatepass")
-        return cls(entry_files_folder("notes", hashlib.sha256(code.encode() + b"\0" + data).hexdigest()[:20]))
+        return cls(EntryStore.open("notes", hashlib.sha256(code.encode() + b"\0" + data).hexdigest()[:20]))
 
     def get(self, review: Review, cards: Sequence[Card]) -> EntryNotes | None:
         """The stored notes of *review*, when they were made from exactly *cards*."""
-        data = None if self.folder is None else read_entry_file(self.folder, review.entry)
+        data = self.store.get(review.entry.content_key)
         return None if data is None else self.decode(data, cards)
 
     @staticmethod
@@ -127,5 +137,4 @@ class _NoteCache:
         return EntryNotes(curriculum, tuple(tag_cards(cards, curriculum.topics)), notes)
 
     def put(self, review: Review, data: bytes) -> None:
-        if self.folder is not None:
-            put_entry_file(self.folder, review.entry, data)
+        self.store.put(review.entry.content_key, data)

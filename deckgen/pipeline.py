@@ -88,8 +88,8 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         # extraction in worker processes, this process does its share meanwhile instead of waiting.
         # With several workers they make the notes of what they extract too: this process would
         # otherwise be a third one busy on two cores.
-        maker = NoteMaker(topics, terms, cache=cache)
-        with result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded) as stream:
+        with NoteMaker(topics, terms, cache=cache) as maker, \
+                result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded) as stream:
             for index, (review, made), notes in stream:
                 arrived[index] = review, maker.notes(review, made, notes), _entry_warnings(review, made)
     in_order = [arrived[i] for i in range(len(entries))]

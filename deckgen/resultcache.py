@@ -1,6 +1,6 @@
 """The results cache: each entry's review and cards, so an unchanged entry is never segmented again.
 
-One file per entry in ``<cache dir>/results/<extractor version>/<xx>/<key>``
+Stored by :mod:`deckgen.entrystore` in ``<cache dir>/results/<extractor version>.sqlite``
 (the cache dir is :func:`deckgen.cache.private_cache_dir`: ``$DECKGEN_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/deckgen``, else ``~/.cache/deckgen``, and only if it is private).
 
@@ -8,20 +8,17 @@ else ``$XDG_CACHE_HOME/deckgen``, else ``~/.cache/deckgen``, and only if it is p
   (repository, summary, review, file and line numbers: cards carry the lines).
 * **Extractor version**: a hash of the source of the extraction-stage modules
   and every deckgen module they import, plus jieba's and Python's versions.  Any
-  edit to that code starts a new, empty version folder by itself; nobody has to
-  remember to bump a constant.  Folders of other versions unused for a day are
+  edit to that code starts a new, empty store by itself; nobody has to
+  remember to bump a constant.  Stores of other versions unused for a day are
   removed.
 * **Format**: a magic line, a SHA-256 digest of the payload, then the payload, a
   pickle of ``(review, cards)`` whose :class:`~deckgen.types.Entry` is left out
   (the entry being built is put back in when loading).  The digest is checked
-  before anything is unpickled, so a truncated, zeroed or edited file is a miss,
+  before anything is unpickled, so truncated, zeroed or edited bytes are a miss,
   never a crash and never code run; any error reading or loading is a miss too.
-* **Privacy**: pickle must only ever read files this user wrote.  The cache dir
+* **Privacy**: pickle must only ever read what this user wrote.  The cache dir
   must belong to the user and not be writable by anyone else, and the results
   folder must be ``0700`` (it is created so); otherwise the cache is off for this run.
-* **Writes** go to a temporary file in the same folder, renamed into place, so a
-  reader sees a whole file or none.  They are not fsynced: a file cut short by a
-  power cut fails its digest and is computed again.
 """
 
 from __future__ import annotations
@@ -29,25 +26,20 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
-import os
 import pickle
 import re
-import shutil
 import sys
-import time
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from .atomic import write_cache_file
-from .cache import private_cache_dir
+from .entrystore import EntryStore
 from .types import Card, Entry, Review
 
 FORMAT = b"deckgen-results 1\n"
 EXTRACTION_MODULES = ("units", "segment", "relations", "extract", "cards", "gate")
 """The modules whose output is cached; the modules they import count too (found by reading the source)."""
-_STALE_SECONDS = 24 * 3600
 _IMPORT_RE = re.compile(r"^\s*from \.(\w*) import ([\w, ()]+)", re.MULTILINE)
 _ENTRY = "entry"
 
@@ -101,31 +93,29 @@ def entry_key(entry: Entry) -> str:
 
 
 class ResultCache:
-    """Reviews and cards by entry; a disabled cache (``folder=None``) misses every time and stores nothing."""
+    """Reviews and cards by entry; a disabled cache misses every time and stores nothing."""
 
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
+    def __init__(self, store: EntryStore) -> None:
+        self.store = store
         self.hits = 0
         self.misses = 0
 
     @property
     def enabled(self) -> bool:
-        return self.folder is not None
+        return self.store.enabled
 
     @classmethod
     def open(cls, enabled: bool = True) -> ResultCache:
         """The cache in this user's cache folder, or a disabled one when that is off, unsafe or unusable."""
-        return cls(entry_files_folder("results", extractor_version() if enabled else None))
+        return cls(EntryStore.open("results", extractor_version() if enabled else None))
 
     def has(self, entry: Entry) -> bool:
-        """Whether *entry* has a file in the cache (which :meth:`get` may still find damaged)."""
-        return self.folder is not None and os.path.exists(entry_file(self.folder, entry))
+        """Whether *entry* is in the cache (where :meth:`get` may still find it damaged)."""
+        return self.store.has(entry.content_key)
 
     def get(self, entry: Entry) -> Result | None:
         """The cached review and cards of *entry* (with *entry* itself in them), or ``None``."""
-        if self.folder is None:
-            return None
-        data = read_entry_file(self.folder, entry)
+        data = self.store.get(entry.content_key)
         result = None if data is None else decode(data, entry)
         if result is None:
             self.misses += 1
@@ -135,63 +125,11 @@ class ResultCache:
 
     def put(self, entry: Entry, data: bytes) -> None:
         """Store *data* (:func:`encode` of the entry's result); a failure to write only costs a later build time."""
-        if self.folder is not None:
-            put_entry_file(self.folder, entry, data)
+        self.store.put(entry.content_key, data)
 
-
-def entry_file(folder: Path, entry: Entry) -> str:
-    """The file of *entry* in the per-entry cache folder *folder*: ``xx/<key>``."""
-    # A str, not a Path: made twice per entry per build, where pathlib's parsing was a tenth of reading the caches.
-    key = entry.content_key
-    return os.path.join(folder, key[:2], key)
-
-
-def read_entry_file(folder: Path, entry: Entry) -> bytes | None:
-    """The bytes of *entry*'s file in *folder*, or None when there is none (or it cannot be read)."""
-    try:
-        with open(entry_file(folder, entry), "rb") as file:
-            return file.read()
-    except OSError:
-        return None
-
-
-def put_entry_file(folder: Path, entry: Entry, data: bytes) -> None:
-    """Write *entry*'s file in *folder* (its ``xx/`` folder made private if new); a failure costs only time later."""
-    path = entry_file(folder, entry)
-    try:
-        os.mkdir(os.path.dirname(path), mode=0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return
-    write_cache_file(path, data)
-
-
-def entry_files_folder(kind: str, version: str | None) -> Path | None:
-    """``<cache dir>/<kind>/<version>``, made private if new; None when there is no version or it is unsafe.
-
-    Folders of other versions of *kind* unused for a day are removed.
-    """
-    if version is None:
-        return None
-    base = private_cache_dir()
-    if base is None:
-        return None
-    results = base / kind
-    try:
-        results.mkdir(exist_ok=True, mode=0o700)
-        info = results.stat()
-        if info.st_mode & 0o077 or (hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
-            return None
-        folder = results / version
-        fresh = not folder.exists()
-        folder.mkdir(exist_ok=True, mode=0o700)
-        os.utime(folder)  # marks the version as in use (see _remove_stale)
-    except OSError:
-        return None
-    if fresh:
-        _remove_stale(results, keep=version)
-    return folder
+    def close(self) -> None:
+        """Write what is pending; the cache misses from now on."""
+        self.store.close()
 
 
 class _Pickler(pickle.Pickler):
@@ -249,18 +187,3 @@ def intact_payload(data: bytes) -> bytes | None:
     if not data.startswith(FORMAT) or hashlib.sha256(payload).digest() != digest:
         return None
     return payload
-
-
-def _remove_stale(results: Path, keep: str) -> None:
-    """Drop the folders of other extractor versions that no build has used for a day."""
-    cutoff = time.time() - _STALE_SECONDS
-    try:
-        folders = [p for p in results.iterdir() if p.name != keep and p.is_dir() and not p.is_symlink()]
-    except OSError:
-        return
-    for folder in folders:
-        try:
-            if folder.stat().st_mtime < cutoff:
-                shutil.rmtree(folder, ignore_errors=True)
-        except OSError:
-            continue

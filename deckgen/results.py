@@ -74,7 +74,7 @@ class ResultStream:
         for arrival in self._made:
             self._progress.advance()
             yield arrival
-        self._stop()  # now: the workers' memory is gone before the deck is packaged
+        self._stop()  # now: the workers' memory is gone before the deck is packaged, the cache written
         self._progress.end()
 
     def __enter__(self) -> ResultStream:
@@ -156,16 +156,19 @@ def result_stream(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1
     except BaseException:
         if workers:
             workers.stop()
+        store.close()
         raise
     progress.advance(sum(r is not None for r in cached))
     # Without workers, or for a cache file that turned out damaged: made here, after the rest.
     left = [i for i, r in enumerate(cached) if r is None and i not in skip]
     made = itertools.chain(from_workers, _here(entries, left, store))
-    return ResultStream(cached, made, workers.stop if workers else _nothing, progress)
 
+    def stop() -> None:
+        if workers:
+            workers.stop()
+        store.close()
 
-def _nothing() -> None:
-    pass
+    return ResultStream(cached, made, stop, progress)
 
 
 def _here(entries: Sequence[Entry], indexes: Sequence[int], store: ResultCache) -> Iterator[Arrival]:

@@ -10,11 +10,8 @@ import pytest
 
 from deckgen import notecache, package, resultcache
 from deckgen.parse import parse_seed_file
-from test_resultcache import _cache_dir, _seeds, build, extend_last_review  # noqa: F401 -- the fixtures cache_dir and seeds
-
-
-def note_files(cache_dir: Path) -> list[Path]:
-    return sorted(p for p in (cache_dir / "notes").rglob("*") if p.is_file())
+from test_resultcache import (DAMAGE, _cache_dir, _seeds, build, extend_last_review, restore,  # noqa: F401
+                              stored)
 
 
 def count_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -32,7 +29,7 @@ def test_warm_builds_match_and_render_nothing_and_give_the_same_bytes(seeds: Pat
     assert not (cache_dir / "notes").exists()  # --no-cache neither reads nor writes
     cold = build(seeds, tmp_path / "b")
     entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
-    assert len(note_files(cache_dir)) == entries
+    assert len(stored(cache_dir, "notes")) == entries
     done = count_work(monkeypatch)
     warm = build(seeds, tmp_path / "c")
     assert done == []
@@ -64,34 +61,26 @@ def test_an_edited_taxonomy_is_matched_again_for_every_entry(seeds: Path, cache_
     assert b"topic::all-prs" in after[1]
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "folder", "wrong-object", "other-cards"])
-def test_a_damaged_notes_file_is_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path,
-                                                      tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "wrong-object", "other-cards"])
+def test_damaged_stored_notes_are_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path,
+                                                       tmp_path: Path) -> None:
     expected = build(seeds, tmp_path / "a")
-    files = note_files(cache_dir)
-    for index, path in enumerate(files):
-        data = path.read_bytes()
-        if damage == "truncate":
-            path.write_bytes(data[: len(data) // 2])
-        elif damage == "flip":
-            path.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
-        elif damage == "garbage":
-            path.write_bytes(b"\x80\x05garbage" * 50)
-        elif damage == "folder":
-            path.unlink()
-            path.mkdir()
-        elif damage == "wrong-object":
-            path.write_bytes(resultcache.encode_payload(b"\x80\x05\x95\x05\x00\x00\x00\x00\x00\x00\x00\x8c\x01x\x94."))
-        else:  # intact, but another entry's notes: their card keys do not fit
-            path.write_bytes(files[(index + 1) % len(files)].read_bytes() if len(files) > 1 else b"")
+    rows = stored(cache_dir, "notes")
+    keys = sorted(rows)
+    if damage == "other-cards":  # intact, but another entry's notes: their card keys do not fit
+        changed = {key: rows[keys[(index + 1) % len(keys)]] for index, key in enumerate(keys)}
+    else:
+        changed = {key: DAMAGE[damage](data) for key, data in rows.items()}
+    restore(cache_dir, changed, "notes")
     assert build(seeds, tmp_path / "b") == expected
+    assert stored(cache_dir, "notes") == rows  # made and stored again
 
 
-def test_notes_files_are_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+def test_the_notes_cache_is_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
     build(seeds, tmp_path / "a")
-    files = note_files(cache_dir)
+    files = list((cache_dir / "notes").iterdir())
     assert files
-    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in [*files, *{f.parent for f in files}])
+    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in [cache_dir / "notes", *files])
 
 
 @pytest.mark.parametrize("module", ["package", "markup", "curriculum", "topics", "glossary", "matching", "lock"])

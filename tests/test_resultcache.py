@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import stat
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -42,8 +45,32 @@ def build(seeds: Path, out: Path, **options: object) -> tuple[bytes, bytes]:
     return deck.read_bytes(), lock_path_for(deck).read_bytes()
 
 
-def cached_files(folder: Path) -> list[Path]:
-    return sorted(p for p in (folder / "results").rglob("*") if p.is_file())
+def stored(cache_dir: Path, kind: str = "results") -> dict[str, bytes]:
+    """Every entry's bytes in the *kind* cache (the stores of every version)."""
+    rows: dict[str, bytes] = {}
+    for store in sorted((cache_dir / kind).glob("*.sqlite")):
+        with closing(sqlite3.connect(store)) as db:
+            rows.update(db.execute("SELECT key, data FROM entries"))
+    return rows
+
+
+def restore(cache_dir: Path, rows: dict[str, bytes], kind: str = "results") -> None:
+    """Put *rows* in place of the stored bytes of the *kind* cache (the one store it has)."""
+    [store] = (cache_dir / kind).glob("*.sqlite")
+    with closing(sqlite3.connect(store)) as db, db:
+        db.executemany("UPDATE entries SET data = ? WHERE key = ?", [(data, key) for key, data in rows.items()])
+
+
+DAMAGE: dict[str, Callable[[bytes], bytes]] = {
+    "truncate": lambda data: data[: len(data) // 2],
+    "flip": lambda data: data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:],
+    "zeros": lambda data: bytes(len(data)),
+    "garbage": lambda data: b"\x80\x05garbage" * 50,
+    "empty": lambda data: b"",
+    # intact framing around a pickle of something else: must be refused, not used
+    "wrong-object": lambda data: resultcache.encode_payload(b"\x80\x05\x95\x05\x00\x00\x00\x00\x00\x00\x00\x8c\x01x\x94."),
+}
+"""Ways an entry's stored bytes can be damaged."""
 
 
 def extend_last_review(seeds: Path) -> Entry:
@@ -69,7 +96,7 @@ def test_cached_uncached_and_warm_builds_are_byte_identical(seeds: Path, cache_d
     assert not cache_dir.joinpath("results").exists()  # --no-cache neither reads nor writes
     cold = build(seeds, tmp_path / "b")
     entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
-    assert len(cached_files(cache_dir)) == entries
+    assert len(stored(cache_dir)) == entries
     no_extraction(monkeypatch)
     warm = build(seeds, tmp_path / "c")
     assert cold == uncached
@@ -88,35 +115,19 @@ def test_only_changed_entries_are_extracted_again(seeds: Path, cache_dir: Path, 
     assert after == build(seeds, tmp_path / "c", cache=False)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "zeros", "garbage", "empty", "folder", "wrong-object"])
-def test_a_damaged_cache_file_is_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_damaged_cached_bytes_are_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
     expected = build(seeds, tmp_path / "a")
-    victims = cached_files(cache_dir)
-    for path in victims:
-        data = path.read_bytes()
-        if damage == "truncate":
-            path.write_bytes(data[: len(data) // 2])
-        elif damage == "flip":
-            path.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
-        elif damage == "zeros":
-            path.write_bytes(bytes(len(data)))
-        elif damage == "garbage":
-            path.write_bytes(b"\x80\x05garbage" * 50)
-        elif damage == "empty":
-            path.write_bytes(b"")
-        elif damage == "folder":
-            path.unlink()
-            path.mkdir()
-        else:  # intact framing around a pickle of something else: must be refused, not used
-            path.write_bytes(resultcache.encode_payload(b"\x80\x05\x95\x05\x00\x00\x00\x00\x00\x00\x00\x8c\x01x\x94."))
+    restore(cache_dir, {key: DAMAGE[damage](data) for key, data in stored(cache_dir).items()})
     assert build(seeds, tmp_path / "b") == expected
+    assert all(resultcache.intact_payload(data) for data in stored(cache_dir).values())  # made and stored again
 
 
-def test_cache_files_are_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+def test_the_cache_is_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
     build(seeds, tmp_path / "a")
-    folders = {p.parent for p in cached_files(cache_dir)} | {cache_dir / "results"}
-    assert all(stat.S_IMODE(f.stat().st_mode) & 0o077 == 0 for f in folders)
-    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in cached_files(cache_dir))
+    files = list((cache_dir / "results").iterdir())
+    assert files and any(f.suffix == ".sqlite" for f in files)
+    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in [cache_dir / "results", *files])
 
 
 def test_a_cache_folder_others_can_write_to_is_not_used(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
@@ -173,19 +184,22 @@ def test_results_of_another_extractor_version_are_not_used(seeds: Path, cache_di
     assert len(made) == sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
 
 
-def test_stale_versions_are_removed_and_recent_ones_kept(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stale_versions_are_removed_and_recent_ones_kept(cache_dir: Path) -> None:
     results_dir = cache_dir / "results"
-    old, recent = results_dir / "old-version", results_dir / "recent-version"
-    for folder in (old, recent):
-        folder.mkdir(parents=True, mode=0o700)
-        (folder / "x").write_bytes(b"")
-    results_dir.chmod(0o700)
+    results_dir.mkdir(parents=True, mode=0o700)
     cache_dir.chmod(0o700)
+    old, recent = results_dir / "old-version.sqlite", results_dir / "recent-version.sqlite"
+    old_layout = results_dir / "old-version-of-files"  # <version>/<xx>/<key>: deckgen before its SQLite stores
+    (old_layout / "ab").mkdir(parents=True)
+    (old_layout / "ab" / "abcdef").write_bytes(b"")
+    for path in (old, recent, Path(f"{old}-wal")):
+        path.write_bytes(b"")
     two_days_ago = os.stat(old).st_mtime - 2 * 86400
-    os.utime(old, (two_days_ago, two_days_ago))
+    for path in (old, old_layout, Path(f"{old}-wal")):
+        os.utime(path, (two_days_ago, two_days_ago))
     assert ResultCache.open().enabled
-    assert not old.exists()
-    assert recent.exists()
+    assert sorted(p.name for p in results_dir.iterdir() if not p.name.startswith(extractor_version() or "-")) \
+        == ["recent-version.sqlite"]
 
 
 @pytest.mark.parametrize("jobs", [2, 1])
@@ -216,8 +230,8 @@ def test_jobs_give_the_same_deck_as_one_process(jobs: int, seeds: Path, cache_di
     assert lock_path_for(two).read_bytes() == lock_path_for(one).read_bytes()
     # What the workers made went to the cache like anything else, their entries' notes too.
     entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
-    assert len(cached_files(cache_dir)) == entries
-    assert len([p for p in (cache_dir / "notes").rglob("*") if p.is_file()]) == entries
+    assert len(stored(cache_dir)) == entries
+    assert len(stored(cache_dir, "notes")) == entries
 
 
 def test_jobs_must_be_positive(runner: CliRunner, seeds: Path, tmp_path: Path) -> None:

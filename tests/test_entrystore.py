@@ -1,0 +1,72 @@
+"""The per-entry caches' storage: one SQLite file per kind and version, never in a build's way."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from deckgen import entrystore
+from deckgen.entrystore import EntryStore
+from test_resultcache import _cache_dir, _seeds, build, stored  # noqa: F401 -- the fixtures cache_dir and seeds
+
+
+def the_store(cache_dir: Path, kind: str = "results") -> Path:
+    [store] = (cache_dir / kind).glob("*.sqlite")
+    return store
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
+def test_a_damaged_store_is_started_again(damage: str, seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
+    expected = build(seeds, tmp_path / "a")
+    entries = len(stored(cache_dir))
+    for kind in ("results", "notes"):
+        path = the_store(cache_dir, kind)
+        data = path.read_bytes()
+        path.write_bytes({"garbage": b"not a database, not at all" * 1000, "truncated": data[: len(data) // 3],
+                          "empty": b""}[damage])
+    assert build(seeds, tmp_path / "b") == expected
+    assert len(stored(cache_dir)) == entries == len(stored(cache_dir, "notes"))  # kept again
+
+
+def test_a_store_another_build_is_writing_is_waited_for_then_done_without(
+        seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = build(seeds, tmp_path / "a", cache=False)
+    build(seeds, tmp_path / "b")
+    monkeypatch.setattr(entrystore, "_WAIT_SECONDS", 0.05)
+    with closing(sqlite3.connect(the_store(cache_dir), isolation_level=None)) as other:
+        other.execute("DELETE FROM entries WHERE rowid % 2 = 0")  # so the next build has entries to store
+        left = stored(cache_dir)
+        other.execute("BEGIN EXCLUSIVE")  # another build in the middle of writing
+        assert build(seeds, tmp_path / "c") == expected
+        other.execute("ROLLBACK")
+    assert stored(cache_dir) == left  # it could not write: it went on without
+
+
+def test_what_one_store_wrote_another_reads(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(entrystore, "_BATCH", 2)
+    writer = EntryStore.open("kind", "v1")
+    reader = EntryStore.open("kind", "v1")
+    writer.put("a", b"1")
+    assert reader.get("a") is None  # still pending in the writer
+    writer.put("b", b"2")  # a whole batch: written now
+    assert reader.get("a") == b"1" and reader.has("b") and not reader.has("c")
+    writer.put("a", b"3")
+    writer.close()
+    assert reader.get("a") == b"3"
+    assert EntryStore.open("kind", "v2").get("a") is None  # another version: another store
+    reader.close()
+    assert reader.get("a") is None and not reader.enabled
+
+
+def test_no_version_or_no_cache_folder_is_a_store_that_keeps_nothing(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache"))
+    off = EntryStore.open("kind", None)
+    off.put("a", b"1")
+    assert not off.enabled and off.get("a") is None and not off.has("a")
+    (tmp_path / "cache").mkdir(mode=0o777)
+    (tmp_path / "cache").chmod(0o777)  # others could write there
+    assert not EntryStore.open("kind", "v1").enabled
