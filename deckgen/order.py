@@ -47,11 +47,17 @@ def unit_of(card: Card) -> tuple[str, str]:
 def study_order(cards: Sequence[Card], topic_order: Sequence[str],
                 first_seen: Mapping[tuple[str, str], int] | None = None) -> list[Card]:
     """*cards* in study order (see the module docstring); deterministic for the same inputs."""
+    return [cards[i] for i in study_positions(cards, topic_order, first_seen)]
+
+
+def study_positions(cards: Sequence[Card], topic_order: Sequence[str],
+                    first_seen: Mapping[tuple[str, str], int] | None = None) -> list[int]:
+    """The positions in *cards* in study order, so what goes with each card (its note) can follow it."""
     seen = first_seen or {}
+    units = [unit_of(card) for card in cards]  # each card's unit once, not once per use
     generation: dict[tuple[str, str], float] = {}
     unit_rank: dict[tuple[str, str], int] = {}
-    for card in cards:
-        unit = unit_of(card)
+    for card, unit in zip(cards, units):
         unit_rank.setdefault(unit, len(unit_rank))
         generation[unit] = min(generation.get(unit, _NEW), seen.get((card.entry.pr_key, card.key), _NEW))
     topic_rank = {topic: rank for rank, topic in enumerate(topic_order)}
@@ -65,10 +71,7 @@ def study_order(cards: Sequence[Card], topic_order: Sequence[str],
                                             default=len(topic_rank))
         return rank
 
-    def key(item: tuple[int, Card]) -> tuple[float, int, int, int, int, int]:
-        index, card = item
-        unit = unit_of(card)
-        return (generation[unit], first_topic(card), 0 if card.kind == CardKind.GLOSSARY else 1,
-                unit_rank[unit], KIND_RANK.get(card.kind, len(KIND_RANK)), index)
-
-    return [card for _, card in sorted(enumerate(cards), key=key)]
+    keys = [(generation[unit], first_topic(card), 0 if card.kind == CardKind.GLOSSARY else 1,
+             unit_rank[unit], KIND_RANK.get(card.kind, len(KIND_RANK)), index)
+            for index, (card, unit) in enumerate(zip(cards, units))]
+    return sorted(range(len(cards)), key=keys.__getitem__)

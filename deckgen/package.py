@@ -18,7 +18,7 @@ import sqlite3
 import zipfile
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
@@ -113,8 +113,10 @@ class DeckPlan:
     description: str = ""
     lock: Lock | None = None
     """When set: every card's GUID, note id and mtime, the obsolete notes to ship, note type mtimes."""
-    built: Mapping[Card, BuiltNote] = field(default_factory=dict)
-    """Notes already rendered by :func:`built_note` (the build renders every card for the lock first)."""
+    notes: Sequence[BuiltNote] = ()
+    """The notes of :attr:`cards`, in their order, already rendered by :func:`built_note` (the build renders every
+    card for the lock first); empty: each is rendered as it is written.  By position, not a mapping keyed by
+    card: hashing a card hashes its entry too (a third of a second for 50,000 cards)."""
 
 
 def package_decks(plan: DeckPlan) -> list[PackageDeck]:
@@ -132,7 +134,7 @@ def package_decks(plan: DeckPlan) -> list[PackageDeck]:
 
     def card_row(position: int) -> NoteRow:
         card = plan.cards[position]
-        built = plan.built.get(card) or built_note(card)
+        built = plan.notes[position] if plan.notes else built_note(card)
         locked = plan.lock.note_for(built.pr, built.key) if plan.lock else None
         guid = locked.guid if locked else built.guid
         mod = locked.mod if locked else (plan.mods or {}).get(guid, plan.timestamp)

@@ -169,7 +169,7 @@ def prepare_build(
     stamp = build_timestamp() if timestamp is None else timestamp
     notes = corpus.built_notes()
     update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
-    plan = replace(full_plan(corpus, update.lock, deck_name=deck_name), built=dict(zip(corpus.cards, notes)))
+    plan = full_plan(corpus, update.lock, deck_name=deck_name, notes=notes)
     return PreparedBuild(corpus, update, plan, output)
 
 

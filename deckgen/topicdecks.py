@@ -21,8 +21,8 @@ from .curriculum import Curriculum
 from .errors import DeckgenError, UnknownTopic
 from .gate import anki_cards
 from .markup import escape
-from .order import study_order
-from .lock import Lock
+from .order import study_positions
+from .lock import BuiltNote, Lock
 from .package import DeckPlan, write_decks
 from .topics import Taxonomy, Topic, card_topics
 from .types import Card, CardKind, Entry
@@ -101,10 +101,13 @@ def select_topics(cards: Sequence[Card], topic_ids: Sequence[str]) -> list[Card]
     return [c for c in cards if wanted.intersection(card_topics(c))]
 
 
-def full_plan(corpus: Corpus, lock: Lock, *, deck_name: str) -> DeckPlan:
-    """The package of the whole corpus: every card in study order, identities and dates from *lock*."""
+def full_plan(corpus: Corpus, lock: Lock, *, deck_name: str, notes: Sequence[BuiltNote] = ()) -> DeckPlan:
+    """The package of the whole corpus: every card in study order, identities and dates from *lock*.
+
+    *notes*, when given, are the rendered notes of ``corpus.cards`` in their order (so none is rendered twice).
+    """
     return _plan(corpus.cards, corpus.curriculum.topic_order, lock, deck_name=deck_name,
-                 scope="全部主题 · All topics", command="deckgen build")
+                 scope="全部主题 · All topics", command="deckgen build", notes=notes)
 
 
 def topic_plan(corpus: Corpus, full: DeckPlan, topic_ids: Sequence[str]) -> DeckPlan:
@@ -128,11 +131,13 @@ def topic_plan(corpus: Corpus, full: DeckPlan, topic_ids: Sequence[str]) -> Deck
 
 
 def _plan(cards: Sequence[Card], topic_order: Sequence[str], lock: Lock, *, deck_name: str, scope: str,
-          command: str) -> DeckPlan:
+          command: str, notes: Sequence[BuiltNote] = ()) -> DeckPlan:
     first_seen = {(n.pr, n.key): n.first_seen for n in lock.notes}
-    ordered = study_order(cards, topic_order, first_seen)
+    positions = study_positions(cards, topic_order, first_seen)
+    ordered = [cards[i] for i in positions]
     description = describe(ordered, scope=scope, command=command, content_time=content_time(ordered, lock))
-    return DeckPlan(ordered, deck_name=deck_name, timestamp=lock.latest(), lock=lock, description=description)
+    return DeckPlan(ordered, deck_name=deck_name, timestamp=lock.latest(), lock=lock, description=description,
+                    notes=[notes[i] for i in positions] if notes else ())
 
 
 def content_time(cards: Sequence[Card], lock: Lock) -> int:
