@@ -8,9 +8,11 @@ from pathlib import Path
 
 import genanki
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from deckgen.errors import DeckgenError
-from deckgen.lock import NID_STRIDE, BuiltNote, Lock, lock_path_for, read_lock, reconcile
+from deckgen.lock import NID_STRIDE, BuiltNote, Lock, LockedNote, lock_path_for, read_lock, reconcile
 from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, fingerprints
 
 T = 1_700_000_000
@@ -247,3 +249,18 @@ def test_a_damaged_lock_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text('{"format": 99}', encoding="utf-8")
     with pytest.raises(DeckgenError, match="lock file format 99; this deckgen reads format 1"):
         read_lock(path)
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)))  # any text a note can hold (not lone surrogates)
+_TIME = st.integers(0, 253_402_300_799)
+
+
+@given(st.builds(LockedNote, guid=_TEXT, pr=_TEXT, key=_TEXT, kind=_TEXT, model=st.sampled_from([QA_MODEL_ID, CLOZE_MODEL_ID]),
+                 nid=st.integers(0, 2**53 - 1), hash=_TEXT, first_seen=_TIME, changed=_TIME,
+                 fields=st.lists(_TEXT, max_size=8).map(tuple), tags=st.lists(_TEXT, max_size=4).map(tuple),
+                 obsolete_version=st.none() | _TIME, obsolete_since=_TIME))
+def test_a_lock_line_is_what_the_json_encoder_writes_and_reads_back(note: LockedNote) -> None:
+    """The hand-written line (see LockedNote.json_line) against the json module's: the same text, and read back equal."""
+    line = note.json_line()
+    assert line == json.dumps(note.to_json(), ensure_ascii=False, sort_keys=True)
+    assert LockedNote.from_json(json.loads(line)) == (note if note.obsolete else replace(note, obsolete_since=None))
