@@ -111,6 +111,8 @@ class DeckPlan:
     timestamp: int = 0
     mods: dict[str, int] | None = None
     description: str = ""
+    card_count: int | None = None
+    """The Anki cards of :attr:`cards` (a cloze note gives one per deletion), when counted already."""
     lock: Lock | None = None
     """When set: every card's GUID, note id and mtime, the obsolete notes to ship, note type mtimes."""
     notes: Sequence[BuiltNote] = ()

@@ -142,8 +142,10 @@ class PreparedBuild:
         u = self.update
         changes = DeckChanges(u.lock.version, len(u.new), len(u.changed), len(u.unchanged),
                               len(u.obsolete) + len(u.still_obsolete), len(u.pruned), u.first_build)
-        return BuildReport(output=self.output, entries=len(self.corpus.reviews),
-                           cards=sum(anki_cards(c) for c in self.corpus.cards), files=len(self.corpus.files),
+        cards = self.plan.card_count  # the full plan counted them: every card of the corpus
+        if cards is None:
+            cards = sum(anki_cards(c) for c in self.corpus.cards)
+        return BuildReport(output=self.output, entries=len(self.corpus.reviews), cards=cards, files=len(self.corpus.files),
                            warnings=self.corpus.warnings, lock=self.lock_path, changes=changes)
 
 

@@ -135,9 +135,11 @@ def _plan(cards: Sequence[Card], topic_order: Sequence[str], lock: Lock, *, deck
     first_seen = {(n.pr, n.key): n.first_seen for n in lock.notes}
     positions = study_positions(cards, topic_order, first_seen)
     ordered = [cards[i] for i in positions]
-    description = describe(ordered, scope=scope, command=command, content_time=content_time(ordered, lock))
+    count = sum(anki_cards(c) for c in ordered)  # once: the description and the build's report both need it
+    description = describe(ordered, scope=scope, command=command, content_time=content_time(ordered, lock),
+                           card_count=count)
     return DeckPlan(ordered, deck_name=deck_name, timestamp=lock.latest(), lock=lock, description=description,
-                    notes=[notes[i] for i in positions] if notes else ())
+                    notes=[notes[i] for i in positions] if notes else (), card_count=count)
 
 
 def content_time(cards: Sequence[Card], lock: Lock) -> int:
@@ -146,8 +148,8 @@ def content_time(cards: Sequence[Card], lock: Lock) -> int:
     return max(times, default=lock.latest())
 
 
-def describe(cards: Sequence[Card], *, scope: str, command: str, content_time: int) -> str:
-    """The deck description Anki shows above the study button (HTML)."""
+def describe(cards: Sequence[Card], *, scope: str, command: str, content_time: int, card_count: int) -> str:
+    """The deck description Anki shows above the study button (HTML); *card_count*: the Anki cards of *cards*."""
     prs = {c.entry.pr_key for c in cards if c.kind != CardKind.GLOSSARY}
     glossary = sum(1 for c in cards if c.kind == CardKind.GLOSSARY)
     repos = ", ".join(dict.fromkeys(c.entry.repo for c in cards))
@@ -156,7 +158,7 @@ def describe(cards: Sequence[Card], *, scope: str, command: str, content_time: i
     lines = [
         f"<b>主题 · Topic</b>：{escape(scope)}",
         f"<b>来源 · Source</b>：{escape(repos)} 的 PR 评审摘要（seed 文件 {escape(named)}）",
-        f"<b>规模 · Size</b>：{len(prs)} 个 PR，{sum(anki_cards(c) for c in cards)} 张卡片（其中术语卡 {glossary} 张）",
+        f"<b>规模 · Size</b>：{len(prs)} 个 PR，{card_count} 张卡片（其中术语卡 {glossary} 张）",
         f"<b>内容日期 · Content date</b>：{utc_date(content_time)}（卡片内容最后一次变化）",
         f"<b>更新 · Update</b>：在 deckgen 仓库里运行 <code>{escape(command)}</code>，再在 Anki 中“文件 → 导入”新文件，"
         "默认选项即可：复习记录保留，不会出现重复笔记。",
