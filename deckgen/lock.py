@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from json.encoder import encode_basestring
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +175,10 @@ class LockedNote:
         )
 
 
+_LOCK_ORDER = attrgetter("pr", "key", "guid")
+"""The order of the notes in a lock file."""
+
+
 @dataclass(frozen=True)
 class NoteTypeState:
     """A note type as last shipped: ``shape`` is what Anki compares (fields, templates, ids)."""
@@ -212,7 +217,7 @@ class Lock:
         """:meth:`to_text` a thousand notes at a time: a lock of 100,000 PRs is half a gigabyte of text (and a
         write per note cost more than the writing)."""
         line = _STABLE_JSON
-        notes = sorted(self.notes, key=lambda n: (n.pr, n.key, n.guid))  # already so when made by reconcile
+        notes = sorted(self.notes, key=_LOCK_ORDER)  # already so when made by reconcile
         types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
                  for mid, s in sorted(self.notetypes.items())}
         yield f'{{\n"format": {LOCK_FORMAT},\n"notes": ['
@@ -268,6 +273,8 @@ def _strings(values: Sequence[object]) -> tuple[str, ...]:
 
 def _refuse_repeats(notes: Sequence[LockedNote], text: str, path: Path, fix: str) -> None:
     """Two notes with one GUID or one note id (a bad merge of the lock file) cannot both be in a deck."""
+    if len({n.guid for n in notes}) == len(notes) == len({n.nid for n in notes}):
+        return  # the usual case, told by set sizes alone; the search below names the line of a repeat
     for name, attribute in (("GUID", "guid"), ("note id", "nid")):
         seen: set[object] = set()
         for note in notes:
@@ -395,7 +402,7 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
             pruned.append(shipped)
         else:
             still.append(shipped)
-    ordered = tuple(sorted(notes + obsolete + still, key=lambda n: (n.pr, n.key, n.guid)))
+    ordered = tuple(sorted(notes + obsolete + still, key=_LOCK_ORDER))
     lock = Lock(version, SCHEMA_VERSION, ordered, types)
     return Update(lock, old, tuple(new), tuple(changed), tuple(unchanged), tuple(obsolete), tuple(still),
                   tuple(pruned), tuple(rekeyed), tuple(types_changed), tuple(reshaped))
