@@ -62,16 +62,23 @@ def cloze_plain(text: str, style: str = "anki") -> str:
     return _DELETION_RE.sub(lambda m: f"{{{{c{m.group(1)}::{m.group(2)}}}}}", text)
 
 
-_UNSAFE_CHARS_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
-_MATH_DELIMITER_RE = re.compile(r"\\(?=[()\[\]])")
-_ENTITIES = str.maketrans({"{": "&#123;", "}": "&#125;", "[": "&#91;"})
+# Everything escape() changes, one character (or a backslash before a MathJax delimiter) at a time:
+# html.escape's five, the cloze/template braces and Anki's "[", control characters and surrogates.
+_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;",
+            "{": "&#123;", "}": "&#125;", "[": "&#91;", "\\": "\\<span></span>"}
+_ESCAPE_RE = re.compile("[&<>\"'{}\\[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]|\\\\(?=[()\\[\\]])")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return _ESCAPES.get(match.group(), "\ufffd")
 
 
 def escape(text: str) -> str:
     """Plain text as inert HTML: no tags, no cloze or template braces, no Anki ``[…]`` tags, no MathJax."""
-    text = _UNSAFE_CHARS_RE.sub("\ufffd", text)
-    escaped = _MATH_DELIMITER_RE.sub(r"\\<span></span>", html.escape(text, quote=True))
-    return escaped.translate(_ENTITIES)
+    # One pass, and none at all for the usual text with nothing to escape (every field of every note).
+    if _ESCAPE_RE.search(text) is None:
+        return text
+    return _ESCAPE_RE.sub(_escaped, text)
 
 
 def strip_markdown(text: str) -> str:
@@ -86,6 +93,8 @@ def strip_markdown(text: str) -> str:
 
 def to_html(text: str) -> str:
     """Escape *text* and render its backtick code as ``<code>`` and ``**bold**`` as ``<b>``."""
+    if "`" not in text:  # no code span (most text): no regex
+        return _inline_html(text)
     out: list[str] = []
     pos = 0
     for match in _CODE_RE.finditer(text):
@@ -97,6 +106,8 @@ def to_html(text: str) -> str:
 
 
 def _inline_html(text: str) -> str:
+    if "**" not in text:
+        return escape(text)
     out: list[str] = []
     pos = 0
     for match in _BOLD_RE.finditer(text):
