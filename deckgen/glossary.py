@@ -35,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .datafile import read_toml, required_string, string_list, tables
-from .matching import Keywords, fold
+from .matching import Keywords, KeywordIndex, fold
 from .topics import TOPIC_TAG_PREFIX
 from .types import Card, CardKind, Entry, Relation, Verdict, norm
 
@@ -93,6 +93,11 @@ class Glossary:
         """
         return not any("`" in s for t in self.terms for s in (t.term, *t.aliases))
 
+    @cached_property
+    def _index(self) -> KeywordIndex:
+        """Every term's spellings (set i for term i), searched together."""
+        return KeywordIndex([t.spellings for t in self.terms])
+
     def knows(self, acronym: str) -> bool:
         """Whether *acronym* is a term, an alias or ignored."""
         return norm(acronym) in self._known
@@ -134,8 +139,10 @@ def entry_text(entry: Entry) -> str:
 
 def terms_used(entry: Entry, glossary: Glossary) -> tuple[Term, ...]:
     """The glossary terms *entry* uses, in glossary order."""
-    text = fold(entry_text(entry))
-    return tuple(t for t in glossary.terms if t.spellings.hits(text))
+    # fold(entry_text(entry)), from the halves the topic match has just folded: a line break stands
+    # between them, and NFKC and case folding never carry across one.
+    used = glossary._index.hits(f"{fold(entry.title)}\n{fold(entry.review)}")
+    return tuple(t for i, t in enumerate(glossary.terms) if used.get(i))
 
 
 def find_acronyms(text: str) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence, Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -25,7 +25,7 @@ _SPACE_RE = re.compile(r"\s+")
 _DOTLESS_I = "\u0131"
 
 
-@lru_cache(maxsize=4096)  # the glossary folds the same review once per term
+@lru_cache(maxsize=4096)  # an entry's title and review are matched against the taxonomy, then the glossary
 def fold(text: str) -> str:
     """The comparison form of *text*: NFKC and case-folded."""
     return unicodedata.normalize("NFKC", text).casefold()
@@ -109,6 +109,96 @@ class Keywords:
         return bool(self.words)
 
 
+class KeywordIndex:
+    """Many :class:`Keywords` searched together: one pass over a text, then a regex only where it can match.
+
+    A taxonomy or glossary asks dozens of keyword sets about every entry, and
+    almost every answer is "none".  Asking each set is a search per set; this
+    finds, in one pass, every literal part of every keyword that occurs in the
+    text, and searches with a keyword's pattern only when all its parts occur:
+    the candidates :meth:`Keywords._candidates` picks, for all sets at once, so
+    the counts are the same.
+    """
+
+    def __init__(self, sets: Sequence[Keywords]) -> None:
+        self.sets = tuple(sets)
+        users: dict[str, list[tuple[int, int]]] = {}  # a part → the (set, keyword) positions that need it
+        self._parts_needed: dict[tuple[int, int], int] = {}
+        self._always: list[tuple[int, int]] = []  # nothing to look for (a dotless ı): always searched
+        for s, keywords in enumerate(self.sets):
+            for k, needles in enumerate(keywords._needles):
+                parts = set(filter(None, needles))  # "" is in every text
+                self._parts_needed[s, k] = len(parts)
+                for part in parts:
+                    users.setdefault(part, []).append((s, k))
+                if not parts:
+                    self._always.append((s, k))
+        self._users = users
+        # The finder gives the longest part starting at a position; the parts that are prefixes of it start there too.
+        self._prefixes = {part: tuple(p for p in users if part.startswith(p)) for part in users}
+        self._finder = re.compile(_trie_pattern(users)) if users else None
+
+    def parts_in(self, folded_text: str) -> set[str]:
+        """The keyword parts that occur in *folded_text* (at C speed between the positions where one starts)."""
+        found: set[str] = set()
+        if self._finder is None:
+            return found
+        search = self._finder.search
+        match = search(folded_text)
+        while match is not None:
+            found.update(self._prefixes[match.group()])
+            match = search(folded_text, match.start() + 1)
+        return found
+
+    def hits(self, folded_text: str, parts: AbstractSet[str] | None = None,
+             among: Container[int] | None = None) -> dict[int, int]:
+        """How many times the keywords of each set occur in *folded_text* (already :func:`fold`-ed), by set index.
+
+        Sets with no candidate keyword are left out (their count is 0).  *parts* is
+        :meth:`parts_in` of the text when known (for text made of several, the union
+        of theirs: no part spans a line break); *among* limits the sets counted.
+        """
+        if _DOTLESS_I in folded_text:  # IGNORECASE equates i and ı: every keyword is a candidate
+            candidates: Iterable[tuple[int, int]] = self._parts_needed
+        else:
+            have: dict[tuple[int, int], int] = {}
+            for part in self.parts_in(folded_text) if parts is None else parts:
+                for position in self._users[part]:
+                    have[position] = have.get(position, 0) + 1
+            candidates = [*(p for p, n in have.items() if n == self._parts_needed[p]), *self._always]
+        counts: dict[int, int] = {}
+        for s, k in candidates:
+            if among is None or s in among:
+                counts[s] = counts.get(s, 0) + len(self.sets[s]._patterns[k].findall(folded_text))
+        return counts
+
+
+_Trie = dict[str, "_Trie"]
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    """A regex matching any of *words* (non-empty), the longest one where several start at the same place.
+
+    As a trie, so the regex engine decides on the first character which words to try at a position.
+    """
+    trie: _Trie = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: _Trie) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        # Greedy: a longer word is tried before the word that ends here.
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(trie)
+
+
 def _needles(keyword: str) -> tuple[str, ...]:
     """The literal parts a match of *keyword*'s pattern must contain (none for a keyword with a dotless ı)."""
     folded = fold(keyword).strip()
@@ -117,8 +207,13 @@ def _needles(keyword: str) -> tuple[str, ...]:
 
 def identifier_matches(patterns: Iterable[str], identifiers: Iterable[str]) -> bool:
     """Whether any identifier matches any shell-style pattern (``*dcp*``, ``tests/*``), case-insensitively."""
-    regex = _any_pattern(tuple(patterns))
-    return regex is not None and any(regex.match(fold(ident)) for ident in identifiers)
+    return folded_identifier_matches(tuple(patterns), map(fold, identifiers))
+
+
+def folded_identifier_matches(patterns: tuple[str, ...], folded: Iterable[str]) -> bool:
+    """:func:`identifier_matches` for identifiers already :func:`fold`-ed."""
+    regex = _any_pattern(patterns)
+    return regex is not None and any(map(regex.match, folded))
 
 
 @lru_cache(maxsize=1024)

@@ -24,11 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from .datafile import DataFile, read_toml, required_string, string_list, tables
-from .matching import Keywords, fold, identifier_matches
+from .matching import Keywords, KeywordIndex, fold, folded_identifier_matches
 from .types import Card, Review
 
 TAXONOMY_FILE = "topics.toml"
@@ -58,15 +59,6 @@ class Topic:
         """Both display names, for tables and deck names: ``CUDA 图 · CUDA Graphs``."""
         return self.zh if fold(self.zh) == fold(self.en) else f"{self.zh} · {self.en}"
 
-    def matches(self, summary: str, review: str, identifiers: tuple[str, ...]) -> bool:
-        """Whether a PR with this folded *summary* and *review* belongs to the topic."""
-        if self.exclude.hits(f"{summary}\n{review}"):
-            return False
-        if self.keywords.hits(summary) or self.summary_keywords.hits(summary):
-            return True
-        if identifier_matches(self.identifiers, identifiers):
-            return True
-        return self.keywords.hits(review) >= self.min_hits
 
 
 @dataclass(frozen=True)
@@ -81,6 +73,17 @@ class Taxonomy:
     def ids(self) -> tuple[str, ...]:
         return tuple(t.id for t in self.topics)
 
+    @cached_property
+    def _index(self) -> KeywordIndex:
+        """Every topic's exclusions, keywords and summary keywords (sets 3i, 3i+1, 3i+2 for topic i), searched together."""
+        return KeywordIndex([k for t in self.topics for k in (t.exclude, t.keywords, t.summary_keywords)])
+
+    @cached_property
+    def _sets(self) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
+        """The index's exclusion sets, keyword sets, and keyword and summary keyword sets."""
+        exclude, keywords, summary = (frozenset(range(first, 3 * len(self.topics), 3)) for first in range(3))
+        return exclude, keywords, keywords | summary
+
 
 def card_topics(card: Card) -> tuple[str, ...]:
     """The topic ids *card* is tagged with (``topic::<id>``), in tag order."""
@@ -90,7 +93,20 @@ def card_topics(card: Card) -> tuple[str, ...]:
 def match_topics(review: Review, taxonomy: Taxonomy) -> tuple[str, ...]:
     """Ids of the topics *review* belongs to, in taxonomy order."""
     summary, text = fold(review.entry.title), fold(review.entry.review)
-    return tuple(t.id for t in taxonomy.topics if t.matches(summary, text, review.identifiers))
+    index = taxonomy._index
+    exclude, keywords, summary_sets = taxonomy._sets
+    in_summary, in_text = index.parts_in(summary), index.parts_in(text)
+    # A PR belongs to a topic when no exclusion occurs in its summary or review, and a keyword or summary
+    # keyword occurs in the summary, or an identifier matches, or the review has min_hits keyword hits.
+    vetoed = index.hits(f"{summary}\n{text}", in_summary | in_text, exclude)
+    in_title = index.hits(summary, in_summary, summary_sets)
+    in_review = index.hits(text, in_text, keywords)
+    identifiers = tuple(map(fold, review.identifiers))
+    return tuple(t.id for i, t in enumerate(taxonomy.topics)
+                 if not vetoed.get(3 * i)
+                 and (in_title.get(3 * i + 1) or in_title.get(3 * i + 2)
+                      or (t.identifiers and folded_identifier_matches(t.identifiers, identifiers))
+                      or in_review.get(3 * i + 1, 0) >= t.min_hits))
 
 
 def load_taxonomy(path: Path) -> Taxonomy:

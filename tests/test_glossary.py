@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 from conftest import SEEDS, AnkiCollection, write_seed
 from deckgen.cli import cli
 from deckgen.errors import DataFileError
-from deckgen.glossary import Glossary, Term, find_acronyms, load_glossary, unknown_in
+from deckgen.glossary import Glossary, Term, entry_text, find_acronyms, load_glossary, terms_used, unknown_in
+from deckgen.matching import fold
 from deckgen.package import card_guid, card_tags
 from deckgen.parse import parse_corpus
 from deckgen.pipeline import build_corpus, build_deck
-from deckgen.types import CardKind
+from deckgen.types import CardKind, Entry
 
 GLOSSARY = """\
 ignore = ["PR"]
@@ -212,7 +213,7 @@ def _unknown_by_blanking(text: str, glossary: Glossary) -> list[str]:
 
 _PIECES = st.sampled_from(["DCP", "KV cache", "KV-cache", "kvcache", "UVA", "UVAX", "XDCP", "DCPs", "KV 缓存",
                            "解码上下文并行", "OPUS", "MRV2", "`DCP`", "`", "_", "-", " ", "。", "é", "缓存", "AB",
-                           "PR", "PRs", "x", "1", "Ｄ", "ＣＰ"])
+                           "PR", "PRs", "x", "1", "Ｄ", "ＣＰ", "\n", "Ab", "ABc", "aBC", "ABCs", "uva"])
 
 
 @settings(max_examples=500, deadline=None, derandomize=True)
@@ -221,6 +222,15 @@ def test_unknown_acronyms_shortcut_agrees_with_blanking_first(text: str) -> None
     glossary = _glossary()
     assert glossary.blanking_only_removes
     assert unknown_in(text, glossary) == _unknown_by_blanking(text, glossary)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(_PIECES, max_size=12).map("".join), st.lists(_PIECES, max_size=12).map("".join))
+def test_terms_used_agree_with_the_rule(title: str, review: str) -> None:
+    glossary = _glossary()
+    entry = Entry("o/r", title.replace("\n", " "), review, Path("s.txt"), 3, 5)
+    text = fold(entry_text(entry))
+    assert terms_used(entry, glossary) == tuple(t for t in glossary.terms if t.spellings.hits(text))
 
 
 def test_a_backtick_in_a_spelling_turns_the_shortcut_off(tmp_path: Path) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import unicodedata
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fnmatch
 
-from deckgen.matching import Keywords, fold, identifier_matches
+from deckgen.matching import KeywordIndex, Keywords, fold, identifier_matches
 
 WORDS = ["KV cache", "DCP", "前缀缓存", "CUDA 图", "tp-only", "İstanbul", "ıi", "MoE", "lru_cache", "Σ"]
 PIECES = st.sampled_from(["kv", "KV", " ", "-", "_", "cache", "CACHE", "dcp", "前缀", "缓存", "cuda", "图", "tp", "only",
@@ -48,3 +48,27 @@ NAME = st.lists(st.sampled_from(["dcp", "Dcp", "_", "tests/", "a", "b", "x", ".p
 def test_identifier_patterns_match_as_fnmatch_does(patterns: list[str], identifiers: list[str]) -> None:
     expected = any(fnmatch.fnmatchcase(fold(i), fold(p)) for p in patterns for i in identifiers)
     assert identifier_matches(tuple(patterns), tuple(identifiers)) == expected
+
+
+INDEXED = st.sampled_from([*WORDS, "kv", "kvc", "cache", "c", "ca", "che", "a b", "", " ", "c++", "a.b", "(x)", "缓存",
+                           "前缀", "i", "moe dcp", "dcp moe"])
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(st.lists(INDEXED, max_size=4, unique=True), max_size=5), st.lists(PIECES, max_size=25),
+       st.lists(PIECES, max_size=10))
+# Parts inside a longer part that starts at the same place, or overlapping it.
+@example([["前缀缓存"], ["前缀"], ["缓存"]], ["前缀", "缓存"], [])
+@example([["kvcache"], ["KV cache"]], ["kv", "cache"], [])
+@example([["cac", "ache"]], ["cache"], [])
+def test_an_index_counts_what_each_of_its_sets_counts(sets: list[list[str]], pieces: list[str], more: list[str]) -> None:
+    keywords = [Keywords(tuple(words)) for words in sets]
+    index = KeywordIndex(keywords)
+    text, summary = fold("".join(pieces)), fold("".join(more)).replace("\n", " ")
+    both = f"{summary}\n{text}"
+    for folded, parts in ((text, None), (text, index.parts_in(text)),
+                          (both, index.parts_in(summary) | index.parts_in(text))):
+        counts = index.hits(folded, parts)
+        assert [counts.get(i, 0) for i in range(len(keywords))] == [k.hits(folded) for k in keywords]
+    among = set(range(0, len(keywords), 2))
+    assert all(i in among for i in index.hits(text, among=among))

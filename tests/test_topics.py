@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SEEDS
 from deckgen.errors import DataFileError, DeckgenError
-from deckgen.matching import Keywords, fold
+from deckgen.matching import Keywords, fold, identifier_matches
 from deckgen.pipeline import build_corpus, list_topics
 from deckgen.topics import Taxonomy, Topic, load_taxonomy, match_topics
 from deckgen.types import Entry, Review, Verdict
@@ -188,3 +191,35 @@ def test_no_taxonomy_means_no_topics(tmp_path: Path) -> None:
 def test_explicit_taxonomy_that_is_missing_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DataFileError, match="no such file"):
         build_corpus([SEEDS], taxonomy=tmp_path / "nope.toml")
+
+
+def _matches_by_rule(t: Topic, r: Review) -> bool:
+    """The match rule topic by topic, each keyword set searched on its own (the reference)."""
+    summary, text = fold(r.entry.title), fold(r.entry.review)
+    if t.exclude.hits(f"{summary}\n{text}"):
+        return False
+    if t.keywords.hits(summary) or t.summary_keywords.hits(summary):
+        return True
+    if identifier_matches(t.identifiers, r.identifiers):
+        return True
+    return t.keywords.hits(text) >= t.min_hits
+
+
+_KEYWORDS = st.lists(st.sampled_from(["依赖", "依赖注入", "pin", "CUDA Graph", "cuda", "graph", "图", "DP", "dp", "ı"]),
+                     max_size=3, unique=True).map(lambda words: Keywords(tuple(words)))
+_TOPICS = st.builds(lambda k, s, x, i, n: Topic("t", "主题", "Topic", k, s, i, x, n), _KEYWORDS, _KEYWORDS, _KEYWORDS,
+                    st.lists(st.sampled_from(["*cudagraph*", "dp_*", "tests/*"]), max_size=2).map(tuple),
+                    st.integers(1, 3))
+_TEXT = st.lists(st.sampled_from(["依赖", "注入", "pin", "PIN", "cuda", " ", "-", "graph", "图", "dp", "DPO", "。", "ı",
+                                  "\n"]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_TOPICS, min_size=1, max_size=4), _TEXT.map(lambda t: t.replace("\n", " ")), _TEXT,
+       st.lists(st.sampled_from(["CudaGraphRunner", "dp_size", "tests/x.py", "foo"]), max_size=2).map(tuple))
+def test_match_topics_agrees_with_the_rule_topic_by_topic(topics: list[Topic], title: str, text: str,
+                                                          identifiers: tuple[str, ...]) -> None:
+    topics = [replace(t, id=f"t{i}") for i, t in enumerate(topics)]
+    pr = review(title, text, identifiers)
+    expected = tuple(t.id for t in topics if _matches_by_rule(t, pr))
+    assert match_topics(pr, Taxonomy(Path("topics.toml"), tuple(topics))) == expected
