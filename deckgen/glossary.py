@@ -28,14 +28,13 @@ meaning, new PRs using the term, and moving the entry within the file.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from .datafile import read_toml, required_string, string_list, tables
-from .matching import Keywords, KeywordIndex, fold
+from .matching import Keywords, KeywordIndex, fold, nfkc
 from .topics import TOPIC_TAG_PREFIX
 from .types import Card, CardKind, Entry, Relation, Verdict, norm
 
@@ -153,13 +152,12 @@ def find_acronyms(text: str) -> list[str]:
     names, not acronyms).
     """
     found: list[str] = []
-    for match in _TOKEN_RE.finditer(_CODE_SPAN_RE.sub(" ", text)):
-        word = match.group(0)
+    for word in _TOKEN_RE.findall(_CODE_SPAN_RE.sub(" ", text) if "`" in text else text):
+        if word.islower():  # no capital (most words): not an acronym, with or without a plural s
+            continue
         if word.endswith("s") and len(word) >= 3 and word[:-1].isupper():
             word = word[:-1]
-        upper = sum(c.isupper() for c in word)
-        lower = sum(c.islower() for c in word)
-        if upper >= 2 and lower <= 1:
+        if sum(map(str.isupper, word)) >= 2 and sum(map(str.islower, word)) <= 1:
             found.append(word)
     return found
 
@@ -176,7 +174,10 @@ def count_prs(acronyms_by_pr: Iterable[Iterable[str]]) -> tuple[tuple[str, int],
 def unknown_in(text: str, glossary: Glossary) -> list[str]:
     """The acronyms in *text* with no glossary entry, each once, in order of first use (``deckgen lint`` per line)."""
     # An acronym inside a known spelling ("KV" in "KV 缓存") is covered by that term's card.
-    text = unicodedata.normalize("NFKC", text)
+    # As NFKC(text), from the halves (normalised by the topic match already when text is an entry's title and
+    # review): NFKC never carries across a line break.
+    head, newline, tail = text.partition("\n")
+    text = nfkc(head) + newline + nfkc(tail)
     if glossary.blanking_only_removes and all(map(glossary.knows, find_acronyms(text))):
         return []  # the usual case, and blanking spellings out could only take acronyms away
     for term in glossary.terms:

@@ -26,9 +26,15 @@ _DOTLESS_I = "\u0131"
 
 
 @lru_cache(maxsize=4096)  # an entry's title and review are matched against the taxonomy, then the glossary
+def nfkc(text: str) -> str:
+    """*text* in NFKC (full-width forms, ligatures and the like as their plain characters)."""
+    return unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=4096)
 def fold(text: str) -> str:
     """The comparison form of *text*: NFKC and case-folded."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    return nfkc(text).casefold()
 
 
 def keyword_pattern(keyword: str) -> re.Pattern[str]:

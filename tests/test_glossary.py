@@ -224,13 +224,26 @@ def test_unknown_acronyms_shortcut_agrees_with_blanking_first(text: str) -> None
     assert unknown_in(text, glossary) == _unknown_by_blanking(text, glossary)
 
 
+def _acronyms_word_by_word(text: str) -> list[str]:
+    """find_acronyms as first written (the reference): every word's capitals and lower-case letters counted."""
+    found = []
+    for match in re.finditer(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]{1,11}(?![A-Za-z0-9_])", re.sub(r"`[^`\n]+`", " ", text)):
+        word = match.group(0)
+        if word.endswith("s") and len(word) >= 3 and word[:-1].isupper():
+            word = word[:-1]
+        if sum(c.isupper() for c in word) >= 2 and sum(c.islower() for c in word) <= 1:
+            found.append(word)
+    return found
+
+
 @settings(max_examples=500, deadline=None, derandomize=True)
 @given(st.lists(_PIECES, max_size=12).map("".join), st.lists(_PIECES, max_size=12).map("".join))
-def test_terms_used_agree_with_the_rule(title: str, review: str) -> None:
+def test_terms_and_acronyms_agree_with_the_rules(title: str, review: str) -> None:
     glossary = _glossary()
     entry = Entry("o/r", title.replace("\n", " "), review, Path("s.txt"), 3, 5)
     text = fold(entry_text(entry))
     assert terms_used(entry, glossary) == tuple(t for t in glossary.terms if t.spellings.hits(text))
+    assert find_acronyms(review) == _acronyms_word_by_word(review)
 
 
 def test_a_backtick_in_a_spelling_turns_the_shortcut_off(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import fnmatch
 
-from deckgen.matching import KeywordIndex, Keywords, fold, identifier_matches
+from deckgen.matching import KeywordIndex, Keywords, fold, identifier_matches, nfkc
 
 WORDS = ["KV cache", "DCP", "前缀缓存", "CUDA 图", "tp-only", "İstanbul", "ıi", "MoE", "lru_cache", "Σ"]
 PIECES = st.sampled_from(["kv", "KV", " ", "-", "_", "cache", "CACHE", "dcp", "前缀", "缓存", "cuda", "图", "tp", "only",
@@ -72,3 +72,16 @@ def test_an_index_counts_what_each_of_its_sets_counts(sets: list[list[str]], pie
         assert [counts.get(i, 0) for i in range(len(keywords))] == [k.hits(folded) for k in keywords]
     among = set(range(0, len(keywords), 2))
     assert all(i in among for i in index.hits(text, among=among))
+
+
+# Characters that NFKC composes with their neighbours: e + ◌́, Hangul jamo, half-width kana and its voicing mark.
+_JOINING = st.sampled_from(["e", "\u0301", "\u0327", "\u1100", "\u1161", "\u11a8", "\uff76", "\uff9e", "\u2460", "ﬁ",
+                            "İ", "ß", "\n", "Σ"])
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(*[st.one_of(st.text(max_size=20), st.lists(_JOINING, max_size=6).map("".join))] * 2)
+def test_normalising_never_carries_across_a_line_break(head: str, tail: str) -> None:
+    # What lets the glossary reuse the halves the topic match folded (and unknown_in the halves of an entry).
+    assert nfkc(f"{head}\n{tail}") == f"{nfkc(head)}\n{nfkc(tail)}"
+    assert fold(f"{head}\n{tail}") == f"{fold(head)}\n{fold(tail)}"
