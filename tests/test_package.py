@@ -8,18 +8,26 @@ from pathlib import Path
 
 import genanki
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SEEDS, read_apkg
 from deckgen import package
 from deckgen.errors import OutputError
 from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model, schema
-from deckgen.package import DeckPlan, card_guid, card_tags, note_fields, write_apkg
+from deckgen.package import DeckPlan, card_guid, card_tags, guid_for, note_fields, write_apkg
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
 
 ENTRY = Entry("o/r", "为调度器引入预分配工作区", "值得精读。采用 `a<b>` 而非 c。", Path("s.txt"), 3, 5)
 CARD = Card(entry=ENTRY, kind=CardKind.CONTRAST, key="contrast:contrast:c", prompt="用什么替代了「c」？",
             answer="`a<b>`", cue="r · 为调度器引入预分配工作区", sentence="采用 `a<b>` 而非 c", line=5,
             verdict=Verdict.DEEP, relation=Relation.CONTRAST)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(st.text(max_size=30), min_size=1, max_size=4))
+def test_guid_for_is_genankis(parts: list[str]) -> None:
+    assert guid_for(*parts) == genanki.guid_for(*parts)
 
 
 def test_guid_ignores_card_text() -> None:
