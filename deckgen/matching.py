@@ -40,9 +40,12 @@ def fold(text: str) -> str:
 def keyword_pattern(keyword: str) -> re.Pattern[str]:
     """A regex finding *keyword* in folded text under the rules above."""
     folded = fold(keyword).strip()
-    body = r"[\s\-_]*".join(re.escape(part) for part in _SPACE_RE.split(folded))
+    first, *rest = map(re.escape, _SPACE_RE.split(folded))
     if re.match(_WORD, folded):
-        body = rf"(?<!{_WORD})" + body
+        # The edge is checked just after the first part, not before it: a pattern that starts with a literal
+        # is looked for at C speed, one with a lookbehind is tried at every position of the text.
+        first += rf"(?<!{_WORD}{first})"
+    body = r"[\s\-_]*".join([first, *rest])
     if re.match(_WORD, folded[-1:]):
         body += rf"(?!{_WORD})"
     # IGNORECASE as well, so the pattern also finds the keyword in text that is only NFKC-normalised.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from hypothesis import example, given, settings
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 import fnmatch
 
-from deckgen.matching import KeywordIndex, Keywords, fold, identifier_matches, nfkc
+from deckgen.matching import KeywordIndex, Keywords, fold, identifier_matches, keyword_pattern, nfkc
 
 WORDS = ["KV cache", "DCP", "前缀缓存", "CUDA 图", "tp-only", "İstanbul", "ıi", "MoE", "lru_cache", "Σ"]
 PIECES = st.sampled_from(["kv", "KV", " ", "-", "_", "cache", "CACHE", "dcp", "前缀", "缓存", "cuda", "图", "tp", "only",
@@ -45,6 +46,9 @@ NAME = st.lists(st.sampled_from(["dcp", "Dcp", "_", "tests/", "a", "b", "x", ".p
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(GLOB.map("".join), max_size=4), st.lists(NAME.map("".join), max_size=4))
+@example(["*[ab]*"], ["xa"])  # wildcards inside the *…* a substring test is used for
+@example(["*a?*", "*"], [""])
+@example(["*DCP*", "tests/*"], ["x_dcp_y"])
 def test_identifier_patterns_match_as_fnmatch_does(patterns: list[str], identifiers: list[str]) -> None:
     expected = any(fnmatch.fnmatchcase(fold(i), fold(p)) for p in patterns for i in identifiers)
     assert identifier_matches(tuple(patterns), tuple(identifiers)) == expected
@@ -85,3 +89,22 @@ def test_normalising_never_carries_across_a_line_break(head: str, tail: str) -> 
     # What lets the glossary reuse the halves the topic match folded (and unknown_in the halves of an entry).
     assert nfkc(f"{head}\n{tail}") == f"{nfkc(head)}\n{nfkc(tail)}"
     assert fold(f"{head}\n{tail}") == f"{fold(head)}\n{fold(tail)}"
+
+
+def _pattern_edges_outside(keyword: str) -> re.Pattern[str]:
+    """keyword_pattern as first written (the reference): the leading edge checked before the keyword."""
+    folded = fold(keyword).strip()
+    body = r"[\s\-_]*".join(re.escape(part) for part in re.split(r"\s+", folded))
+    if re.match("[0-9a-z_]", folded):
+        body = "(?<![0-9a-z_])" + body
+    if re.match("[0-9a-z_]", folded[-1:]):
+        body += "(?![0-9a-z_])"
+    return re.compile(body, re.IGNORECASE)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.sampled_from([*WORDS, "a", "kv", "c++", "x.y", "_x", "1", "i"]), st.lists(PIECES, max_size=20).map("".join))
+def test_keyword_patterns_find_what_the_reference_finds(keyword: str, raw: str) -> None:
+    ours, reference = keyword_pattern(keyword), _pattern_edges_outside(keyword)
+    for text in (fold(raw), unicodedata.normalize("NFKC", raw)):
+        assert [m.span() for m in ours.finditer(text)] == [m.span() for m in reference.finditer(text)]
