@@ -143,6 +143,11 @@ class KeywordIndex:
                 if not parts:
                     self._always.append((s, k))
         self._users = users
+        # In folded text, IGNORECASE equates no two characters but i and ı (checked over all of Unicode, see
+        # the tests): without a ı in the text or the keyword, the pattern without IGNORECASE finds the same
+        # matches, and finds an ASCII keyword several times faster.
+        self._exact = {(s, k): pattern if (s, k) in self._always else re.compile(pattern.pattern)
+                       for s, keywords in enumerate(self.sets) for k, pattern in enumerate(keywords._patterns)}
         # The finder gives the longest part starting at a position; the parts that are prefixes of it start there too.
         self._prefixes = {part: tuple(p for p in users if part.startswith(p)) for part in users}
         self._finder = re.compile(_trie_pattern(users)) if users else None
@@ -168,17 +173,18 @@ class KeywordIndex:
         of theirs: no part spans a line break); *among* limits the sets counted.
         """
         if _DOTLESS_I in folded_text:  # IGNORECASE equates i and ı: every keyword is a candidate
-            candidates: Iterable[tuple[int, int]] = self._parts_needed
+            candidates = [(s, self.sets[s]._patterns[k]) for s, k in self._parts_needed]
         else:
             have: dict[tuple[int, int], int] = {}
             for part in self.parts_in(folded_text) if parts is None else parts:
                 for position in self._users[part]:
                     have[position] = have.get(position, 0) + 1
-            candidates = [*(p for p, n in have.items() if n == self._parts_needed[p]), *self._always]
+            candidates = [(p[0], self._exact[p]) for p, n in have.items() if n == self._parts_needed[p]]
+            candidates += [(p[0], self._exact[p]) for p in self._always]
         counts: dict[int, int] = {}
-        for s, k in candidates:
+        for s, pattern in candidates:
             if among is None or s in among:
-                counts[s] = counts.get(s, 0) + len(self.sets[s]._patterns[k].findall(folded_text))
+                counts[s] = counts.get(s, 0) + len(pattern.findall(folded_text))
         return counts
 
 

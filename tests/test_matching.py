@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 from hypothesis import example, given, settings
@@ -108,3 +109,15 @@ def test_keyword_patterns_find_what_the_reference_finds(keyword: str, raw: str) 
     ours, reference = keyword_pattern(keyword), _pattern_edges_outside(keyword)
     for text in (fold(raw), unicodedata.normalize("NFKC", raw)):
         assert [m.span() for m in ours.finditer(text)] == [m.span() for m in reference.finditer(text)]
+
+
+def test_in_folded_text_ignorecase_equates_only_i_and_dotless_i() -> None:
+    # What lets KeywordIndex count with case-sensitive patterns.  Folded text holds only characters that
+    # case folding leaves as they are (it is idempotent); of those, IGNORECASE can only equate cased ones.
+    import _sre
+
+    cased = "".join(c for c in map(chr, range(sys.maxunicode + 1))
+                    if _sre.unicode_iscased(ord(c)) and c.casefold() == c and not "\ud800" <= c <= "\udfff")
+    equal = {c: found for c in cased if (found := re.findall(re.escape(c), cased, re.IGNORECASE)) != [c]}
+    assert equal == {"i": ["i", "ı"], "ı": ["i", "ı"]}
+    assert set(re.findall("[0-9a-z_]", cased, re.IGNORECASE)) == set("abcdefghijklmnopqrstuvwxyzı")
