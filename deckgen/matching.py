@@ -172,6 +172,8 @@ class KeywordIndex:
         :meth:`parts_in` of the text when known (for text made of several, the union
         of theirs: no part spans a line break); *among* limits the sets counted.
         """
+        if among is not None and not among:  # a taxonomy without exclusions, say
+            return {}
         if _DOTLESS_I in folded_text:  # IGNORECASE equates i and ı: every keyword is a candidate
             candidates = [(s, self.sets[s]._patterns[k]) for s, k in self._parts_needed]
         else:

@@ -80,8 +80,10 @@ class Taxonomy:
 
     @cached_property
     def _sets(self) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
-        """The index's exclusion sets, keyword sets, and keyword and summary keyword sets."""
-        exclude, keywords, summary = (frozenset(range(first, 3 * len(self.topics), 3)) for first in range(3))
+        """The index's exclusion sets, keyword sets, and keyword and summary keyword sets (the non-empty ones)."""
+        exclude, keywords, summary = (frozenset(3 * i + first for i, t in enumerate(self.topics)
+                                                if (t.exclude, t.keywords, t.summary_keywords)[first])
+                                      for first in range(3))
         return exclude, keywords, keywords | summary
 
 
