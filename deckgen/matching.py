@@ -224,18 +224,32 @@ def _needles(keyword: str) -> tuple[str, ...]:
 
 def identifier_matches(patterns: Iterable[str], identifiers: Iterable[str]) -> bool:
     """Whether any identifier matches any shell-style pattern (``*dcp*``, ``tests/*``), case-insensitively."""
-    return folded_identifier_matches(tuple(patterns), map(fold, identifiers))
+    folded = tuple(map(fold, identifiers))
+    return folded_identifier_matches(tuple(patterns), folded, "\n".join(folded))
 
 
-def folded_identifier_matches(patterns: tuple[str, ...], folded: Iterable[str]) -> bool:
-    """:func:`identifier_matches` for identifiers already :func:`fold`-ed."""
-    regex = _any_pattern(patterns)
-    return regex is not None and any(map(regex.match, folded))
+def folded_identifier_matches(patterns: tuple[str, ...], folded: Sequence[str], joined: str) -> bool:
+    """:func:`identifier_matches` for identifiers already :func:`fold`-ed, also given joined by line breaks."""
+    if not folded:
+        return False
+    inside, whole = _any_pattern(patterns)
+    # "text" is in one of the names exactly when it is in them joined: it has no line break.
+    return any(map(joined.__contains__, inside)) or (whole is not None and any(map(whole.match, folded)))
 
 
 @lru_cache(maxsize=1024)
-def _any_pattern(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One regex for "matches one of *patterns*" (each a full match, as ``fnmatchcase``): one test per identifier."""
-    if not patterns:
-        return None
-    return re.compile("|".join(f"(?:{fnmatch.translate(fold(p))})" for p in patterns))
+def _any_pattern(patterns: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """*patterns* as tests of a name (each a full match, as ``fnmatchcase``): texts it must contain, and one regex.
+
+    A ``*text*`` pattern (the usual kind) matches exactly the names that contain ``text``: a substring
+    test, where the regex ``.*text.*`` backtracks over the name.  The others become one regex.
+    """
+    folded = [fold(p) for p in patterns]
+    inside = tuple(p[1:-1] for p in folded if _is_inside(p))
+    whole = [f"(?:{fnmatch.translate(p)})" for p in folded if not _is_inside(p)]
+    return inside, re.compile("|".join(whole)) if whole else None
+
+
+def _is_inside(pattern: str) -> bool:
+    """Whether *pattern* is ``*text*`` (or ``*``), with no wildcard or line break in the text."""
+    return pattern[:1] == pattern[-1:] == "*" and not any(c in "*?[\n" for c in pattern[1:-1])

@@ -104,10 +104,11 @@ def match_topics(review: Review, taxonomy: Taxonomy) -> tuple[str, ...]:
     in_title = index.hits(summary, in_summary, summary_sets)
     in_review = index.hits(text, in_text, keywords)
     identifiers = tuple(map(fold, review.identifiers))
+    joined = "\n".join(identifiers)
     return tuple(t.id for i, t in enumerate(taxonomy.topics)
                  if not vetoed.get(3 * i)
                  and (in_title.get(3 * i + 1) or in_title.get(3 * i + 2)
-                      or (t.identifiers and folded_identifier_matches(t.identifiers, identifiers))
+                      or (t.identifiers and folded_identifier_matches(t.identifiers, identifiers, joined))
                       or in_review.get(3 * i + 1, 0) >= t.min_hits))
 
 

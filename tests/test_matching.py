@@ -50,6 +50,8 @@ NAME = st.lists(st.sampled_from(["dcp", "Dcp", "_", "tests/", "a", "b", "x", ".p
 @example(["*[ab]*"], ["xa"])  # wildcards inside the *…* a substring test is used for
 @example(["*a?*", "*"], [""])
 @example(["*DCP*", "tests/*"], ["x_dcp_y"])
+@example(["*a\nb*"], ["xa", "by"])  # the names are tested joined by line breaks
+@example(["*"], [])
 def test_identifier_patterns_match_as_fnmatch_does(patterns: list[str], identifiers: list[str]) -> None:
     expected = any(fnmatch.fnmatchcase(fold(i), fold(p)) for p in patterns for i in identifiers)
     assert identifier_matches(tuple(patterns), tuple(identifiers)) == expected
