@@ -41,8 +41,9 @@ from .types import Card, CardKind, Entry, Relation, Verdict, norm
 GLOSSARY_FILE = "glossary.toml"
 _KEYS = frozenset({"term", "en", "zh", "meaning", "aliases"})
 _CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
-# A run of ASCII letters and digits not glued to other word characters.
-_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]{1,11}(?![A-Za-z0-9_])")
+# A run of ASCII letters and digits not glued to other word characters.  The edge before it is checked
+# after its first letter: a pattern that starts with a character class is tried only where one stands.
+_TOKEN_RE = re.compile(r"[A-Za-z](?<![A-Za-z0-9_][A-Za-z])[A-Za-z0-9]{1,11}(?![A-Za-z0-9_])")
 GLOSSARY_TITLE = "术语表 · deckgen glossary"
 
 
