@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from deckgen.errors import DeckgenError
 from deckgen.lock import NID_STRIDE, BuiltNote, Lock, LockedNote, lock_path_for, read_lock, reconcile
-from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, fingerprints
+from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, SCHEMA_VERSION, fingerprints
 
 T = 1_700_000_000
 TYPES = fingerprints()
@@ -222,6 +222,20 @@ def test_lock_text_is_stable_sorted_and_one_note_per_line(tmp_path: Path) -> Non
     assert read_lock(path) == lock
     assert lock_path_for(tmp_path / "deck.apkg") == path
     assert read_lock(tmp_path / "missing.lock.json") is None
+
+
+def test_a_long_lock_is_one_note_per_line_across_its_chunks(tmp_path: Path) -> None:
+    """The notes are written a thousand at a time: the lines where two chunks meet are like every other."""
+    template = first_lock().notes[0]
+    notes = tuple(replace(template, guid=f"guid{i:05}", key=f"why:k{i:05}", nid=T * 1000 + i * NID_STRIDE)
+                  for i in range(2500))
+    lock = Lock(3, SCHEMA_VERSION, notes, first_lock().notetypes)
+    lines = lock.to_text().splitlines()
+    start = lines.index('"notes": [') + 1
+    assert lines[start:start + len(notes) + 1] == [*(n.json_line() + "," for n in notes[:-1]), notes[-1].json_line(), "],"]
+    path = tmp_path / "deck.lock.json"
+    path.write_text(lock.to_text(), encoding="utf-8")
+    assert read_lock(path) == lock
 
 
 def test_lock_order_does_not_depend_on_build_order() -> None:
