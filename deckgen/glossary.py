@@ -106,8 +106,7 @@ class Glossary:
 class GlossaryEntry(Entry):
     """The per-repository pseudo-entry glossary cards hang on (see the module docstring)."""
 
-    @property
-    def pr_key(self) -> str:
+    def _pr_key(self) -> str:
         return f"{self.repo}#glossary"
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .curriculum import Curriculum, apply_curriculum, load_data_files
@@ -82,7 +83,10 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         topics, terms = load_data_files(sources, taxonomy, glossary)
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
-    arrived: dict[int, tuple[Review, EntryNotes, list[str]]] = {}
+    # Filled in as results arrive (cached ones first); every slot is filled when the stream ends.
+    arrived: list[Review | None] = [None] * len(entries)
+    arrived_notes: list[EntryNotes | None] = [None] * len(entries)
+    entry_warnings: list[tuple[str, ...]] = [()] * len(entries)
     with clock.measure("cards"):
         # Each result is matched, tagged and rendered as it arrives (cached ones first): with
         # extraction in worker processes, this process does its share meanwhile instead of waiting.
@@ -91,11 +95,10 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         with NoteMaker(topics, terms, cache=cache) as maker, \
                 result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded) as stream:
             for index, (review, made), notes in stream:
-                arrived[index] = review, maker.notes(review, made, notes), _entry_warnings(review, made)
-    in_order = [arrived[i] for i in range(len(entries))]
-    reviews = [review for review, _, _ in in_order]
-    per_entry = [notes for _, notes, _ in in_order]
-    warnings.extend(w for _, _, found in in_order for w in found)
+                arrived[index], arrived_notes[index] = review, maker.notes(review, made, notes)
+                entry_warnings[index] = _entry_warnings(review, made)
+    reviews, per_entry = cast(list[Review], arrived), cast(list[EntryNotes], arrived_notes)  # all filled now
+    warnings.extend(w for found in entry_warnings for w in found)
     cards = [c for e in per_entry for c in e.cards]
     with clock.measure("topics"):
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms, [e.curriculum for e in per_entry])
@@ -107,7 +110,7 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
                   tuple(n for e in per_entry for n in e.notes))
 
 
-def _entry_warnings(review: Review, cards: Sequence[Card]) -> list[str]:
+def _entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:
     entry = review.entry
     out = []
     count = sum(anki_cards(c) for c in cards)
@@ -116,7 +119,7 @@ def _entry_warnings(review: Review, cards: Sequence[Card]) -> list[str]:
                    "decisions deckgen can read (name each decision explicitly: 1) 2) …, **名称**: 说明, "
                    "or 采用 X 而非 Y)")
     out.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
-    return out
+    return tuple(out)  # () for most entries: one shared empty tuple, not a list each
 
 
 def build_timestamp() -> int:

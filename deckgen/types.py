@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 _PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -41,22 +41,26 @@ class Entry:
     path: Path
     title_line: int
     review_line: int
+    pr_key: str = field(init=False, repr=False, compare=False)
+    """Identity of the PR: repository plus normalised summary.
 
-    @cached_property  # asked for every card, note and lock look-up
-    def pr_key(self) -> str:
-        """Identity of the PR: repository plus normalised summary.
+    Punctuation and spacing fixes in the summary keep the key (and every
+    card's GUID); a reworded summary is a different PR to deckgen.
+    """
+    content_key: str = field(init=False, repr=False, compare=False)
+    """A hash of everything about the entry that extraction and its cards depend on (lines included)."""
 
-        Punctuation and spacing fixes in the summary keep the key (and every
-        card's GUID); a reworded summary is a different PR to deckgen.
-        """
-        return f"{self.repo}#{short_hash(norm(self.title))}"
-
-    @cached_property  # looked up in two per-entry caches by every build
-    def content_key(self) -> str:
-        """A hash of everything about the entry that extraction and its cards depend on (lines included)."""
+    def __post_init__(self) -> None:
+        # Both keys are asked for by every build, so they are worked out now: set later (a cached
+        # property), each would grow the entry's __dict__ past its shared-keys table, 400 bytes an
+        # entry, 40 MB in a build of 100,000.
+        object.__setattr__(self, "pr_key", self._pr_key())
         text = "\0".join((self.repo, self.title, self.review, str(self.path), str(self.title_line),
                           str(self.review_line), type(self).__name__))
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        object.__setattr__(self, "content_key", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+
+    def _pr_key(self) -> str:
+        return f"{self.repo}#{short_hash(norm(self.title))}"
 
     @property
     def source(self) -> str:
