@@ -68,7 +68,7 @@ class NoteMaker:
 
     def close(self) -> None:
         """Write what is pending to the notes cache; it misses from now on."""
-        self._store.store.close()
+        self._store.close()
 
     def __enter__(self) -> NoteMaker:
         return self
@@ -138,3 +138,6 @@ class _NoteCache:
 
     def put(self, review: Review, data: bytes) -> None:
         self.store.put(review.entry.content_key, data)
+
+    def close(self) -> None:
+        self.store.close()

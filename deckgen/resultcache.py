@@ -87,11 +87,6 @@ def source_version(package: Path, roots: Sequence[str] = EXTRACTION_MODULES) -> 
     return digest.hexdigest()[:20]
 
 
-def entry_key(entry: Entry) -> str:
-    """Everything the extract and card stages read of *entry*, hashed (:attr:`~deckgen.types.Entry.content_key`)."""
-    return entry.content_key
-
-
 class ResultCache:
     """Reviews and cards by entry; a disabled cache misses every time and stores nothing."""
 

@@ -21,7 +21,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Optional
 
 from .progress import NO_PROGRESS, Progress
 from .resultcache import Result, ResultCache, decode, encode
@@ -48,7 +47,7 @@ class EntryResults:
 
 Companion = Callable[[Review, tuple[Card, ...]], bytes]
 """More work on a freshly made result, done by the worker that made it; its bytes come back with it."""
-Arrival = tuple[int, Result, Optional[bytes]]
+Arrival = tuple[int, Result, bytes | None]
 """An entry's index, its result, and the bytes of the companion when a worker made it (else None)."""
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from conftest import SEEDS
 from deckgen import notecache, resultcache, results
-from deckgen.resultcache import ResultCache, entry_key, extractor_version, source_version
+from deckgen.resultcache import ResultCache, extractor_version, source_version
 from deckgen.cli import cli
 from deckgen.lock import lock_path_for
 from deckgen.parse import parse_seed_file
@@ -146,7 +146,7 @@ def test_entries_differing_in_anything_extraction_sees_have_different_keys(seeds
     variants = [replace(entry, review=entry.review + "。"), replace(entry, title=entry.title + "x"),
                 replace(entry, repo="a/b"), replace(entry, title_line=entry.title_line + 1),
                 replace(entry, review_line=entry.review_line + 1), replace(entry, path=entry.path.with_name("x.txt"))]
-    keys = {entry_key(e) for e in [entry, *variants]}
+    keys = {e.content_key for e in [entry, *variants]}
     assert len(keys) == 1 + len(variants)
 
 
