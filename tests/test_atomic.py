@@ -63,8 +63,10 @@ def start_slow_build(out: Path, marker: Path, pause_at: int, env: dict[str, str]
     """A real `deckgen build` of seeds/ plus one more seed file, paused in its pause_at-th file write (0: never)."""
 
     def child_signals() -> None:
-        # Python turns SIGINT into KeyboardInterrupt only if it was not ignored (background shells ignore it).
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        # Python turns SIGINT into KeyboardInterrupt only if it was not ignored (background shells ignore it),
+        # and nohup ignores SIGHUP: the child starts as from a terminal, whatever started the tests.
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)
         for signum in ignore:
             signal.signal(signum, signal.SIG_IGN)
 
