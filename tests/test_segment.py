@@ -94,3 +94,78 @@ def test_jieba_says_nothing_on_stderr(tmp_path, monkeypatch, capfd) -> None:  # 
 def test_numbers_with_units_stay_whole() -> None:
     assert "30 ms" in words("尾延迟降低 30 ms 左右")
     assert "20%" in words("吞吐提升 20% 以上")
+
+
+# -- the fast paths against the rules they replaced ----------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from deckgen.segment import _CJK_RE, _MARKER_CHARS, PROTECTED_RE, Token  # noqa: E402
+
+# Pieces that meet at every kind of boundary: dictionary and domain words, the one-character
+# markers HMM glues into invented words, unknown CJK (HMM), CJK outside jieba's block range
+# (㐀, 鿰), ASCII words, code, digits, whitespace of several kinds, punctuation.
+_PIECES = st.sampled_from([
+    "复用", "CUDA", "图以降低", "启动开销", "后端", "预分配", "显存", "而非", "以", "为", "使", "把", "是",
+    "调度器", "把请求拆成小块", "从而", "降低首字延迟", "谷歌翼龙", "㐀", "鿰", "enable_prefix_caching", "`x, y`", "`预分配 x`",
+    "1.5x", " ", "  ", "\n", "\r\n", "\t", "\u3000", "，", "。", "：", "-", "_", "#12", "(", "）", "a", "Z9",
+])
+_TEXTS = st.lists(_PIECES, max_size=12).map("".join)
+
+
+def _old_cut_block(block: str) -> tuple[tuple[str, int, int], ...]:
+    """The rule :meth:`Segmenter._cut_block` had: jieba's own ``tokenize``, then the marker re-cut."""
+    tk = get_segmenter()._tk
+    out: list[tuple[str, int, int]] = []
+    for word, start, end in tk.tokenize(block, HMM=True):
+        if word.isspace():
+            continue
+        if len(word) > 1 and not tk.FREQ.get(word) and _MARKER_CHARS & set(word):
+            out.extend((sub, start + s2, start + e2) for sub, s2, e2 in tk.tokenize(word, HMM=False))
+            continue
+        out.append((word, start, end))
+    return tuple(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS)
+def test_block_cutter_gives_what_jieba_tokenize_gave(text: str) -> None:
+    seg = get_segmenter()
+    for block in seg._blocks_re.split(text):
+        if block:
+            assert seg._cut_block(block) == _old_cut_block(block)
+
+
+def _old_tokenize(text: str) -> list[Token]:
+    """The rule :meth:`Segmenter._tokenize` had: dataclass tokens, jieba's ``tokenize`` per block."""
+    tokens: list[Token] = []
+
+    def cut(chunk: str, offset: int) -> None:
+        for block in get_segmenter()._blocks_re.split(chunk):
+            tokens.extend(Token(w, offset + s, offset + e) for w, s, e in _old_cut_block(block) if block)
+            offset += len(block)
+
+    pos = 0
+    for match in PROTECTED_RE.finditer(text):
+        cut(text[pos : match.start()], pos)
+        tokens.append(Token(match.group(), match.start(), match.end(), protected=True))
+        pos = match.end()
+    cut(text[pos:], pos)
+    return tokens
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXTS)
+def test_tokens_are_the_dataclass_tokens_jieba_gave(text: str) -> None:
+    """Tokens made without the dataclass __init__ equal, hash and print as the old ones."""
+    new, old = get_segmenter()._tokenize(text), _old_tokenize(text)
+    assert list(new) == old
+    assert [(hash(t), repr(t)) for t in new] == [(hash(t), repr(t)) for t in old]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS)
+def test_units_counts_as_split_and_findall_did(text: str) -> None:
+    old = sum(len(_CJK_RE.findall(piece)) for piece in PROTECTED_RE.split(text)) + len(PROTECTED_RE.findall(text))
+    assert units.__wrapped__(text) == old
