@@ -13,8 +13,10 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from math import log
 from typing import Any
 
 from .cache import private_cache_dir
@@ -108,8 +110,7 @@ class Segmenter:
         # files a quarter of the blocks jieba was given had been cut before.
         self._blocks_re = jieba.re_han_default
         self._block_memo = lru_cache(maxsize=8192)(self._cut_block)
-        # jieba's own block cutter (DAG + HMM), what its ``cut`` calls for each Chinese block.
-        self._cut_dag = self._tk._Tokenizer__cut_DAG
+        self._hmm_cut: Any = jieba.finalseg.cut
 
     def tokenize(self, text: str) -> list[Token]:
         """Split *text* into tokens (whitespace dropped), protected spans kept whole."""
@@ -149,15 +150,15 @@ class Segmenter:
 
         What ``Tokenizer.tokenize(block, HMM=True)`` gives, without its two layers of
         generators: *block* is one piece of ``re_han`` 's split, so jieba's ``cut`` would
-        either hand it whole to its DAG+HMM cutter or, when it is not Chinese/alphanumeric,
-        yield its whitespace runs and each other character alone.
+        either hand it whole to its DAG+HMM cutter (:func:`_dag_words`) or, when it is not
+        Chinese/alphanumeric, yield its whitespace runs and each other character alone.
         """
         out: list[tuple[str, int, int]] = []
         if not self._blocks_re.match(block):
             return tuple((char, i, i + 1) for i, char in enumerate(block) if not char.isspace())
         freq = self._tk.FREQ
         start = 0
-        for word in self._cut_dag(block):
+        for word in _dag_words(block, freq, log(self._tk.total), self._hmm_cut):
             end = start + len(word)
             if end - start > 1 and not freq.get(word) and not _MARKER_CHARS.isdisjoint(word):
                 for sub, s2, e2 in self._tk.tokenize(word, HMM=False):
@@ -183,6 +184,65 @@ class Segmenter:
 
     def is_known(self, word: str) -> bool:
         return bool(self._tk.FREQ.get(word))
+
+
+def _dag_words(block: str, freq: dict[str, int], logtotal: float, hmm_cut: Callable[[str], Iterable[str]]) -> list[str]:
+    """The words jieba 0.42.1's ``Tokenizer.__cut_DAG`` makes of one Chinese block, made faster.
+
+    jieba's own is most of segmentation's cost: ``get_DAG`` builds a dict of lists of word
+    ends for every position, then ``calc`` takes the best path with ``max`` over a generator
+    of tuples.  Here the two are one right-to-left pass over the same dictionary look-ups,
+    keeping the best (score, end) as it goes: the same floating-point sums in the same order,
+    and on a tie the longer word, as ``max`` over (score, end) tuples picks.  Runs of
+    one-character words are then handed to the HMM exactly as jieba does.
+    """
+    get = freq.get
+    n = len(block)
+    score = [0.0] * (n + 1)
+    end = [0] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        best: float | None = None
+        best_end = k + 1
+        i = k + 1
+        f = get(block[k])
+        while f is not None:  # every prefix of a dictionary word is in FREQ (with 0 if not a word)
+            if f:
+                s = log(f) - logtotal + score[i]
+                if best is None or s >= best:
+                    best, best_end = s, i
+            if i >= n:
+                break
+            i += 1
+            f = get(block[k:i])
+        if best is None:  # no word starts here: the character alone, at jieba's frequency 1
+            best = log(1) - logtotal + score[k + 1]
+        score[k], end[k] = best, best_end
+    words: list[str] = []
+    buf = ""
+    x = 0
+    while x < n:
+        y = end[x]
+        if y - x == 1:
+            buf += block[x]
+        else:
+            if buf:
+                _flush(buf, get, hmm_cut, words)
+                buf = ""
+            words.append(block[x:y])
+        x = y
+    if buf:
+        _flush(buf, get, hmm_cut, words)
+    return words
+
+
+def _flush(buf: str, get: Callable[[str], int | None], hmm_cut: Callable[[str], Iterable[str]], words: list[str]) -> None:
+    """A run of one-character words: one word, the HMM's words when it is not a known word, else characters."""
+    if len(buf) == 1:
+        words.append(buf)
+    elif not get(buf):
+        words.extend(hmm_cut(buf))
+    else:
+        words.extend(buf)
 
 
 def _import_jieba() -> Any:
