@@ -60,7 +60,6 @@ class Topic:
         return self.zh if fold(self.zh) == fold(self.en) else f"{self.zh} · {self.en}"
 
 
-
 @dataclass(frozen=True)
 class Taxonomy:
     path: Path
