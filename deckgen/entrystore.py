@@ -16,6 +16,8 @@ them in a tenth of that, and a hundred thousand entries are not 200,000 inodes.
   what the callers store carries its own digest.
 * **Several builds at once**: write-ahead logging lets them read while one
   writes; a writer waits for another up to a few seconds, then skips.
+* **Read-only**: a store this user may read but not write (a read-only cache
+  folder) is read as it is, and nothing is stored.
 * **Stale versions**: files of other versions no build used for a day are removed.
 """
 
@@ -45,8 +47,9 @@ class EntryStore:
         self.path = path
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[str, bytes]] = []
+        self._writable = False
         if path is not None:
-            self._db = _connect(path)
+            self._db, self._writable = _connect(path)
 
     @classmethod
     def open(cls, kind: str, version: str | None) -> EntryStore:
@@ -79,7 +82,7 @@ class EntryStore:
 
     def put(self, key: str, data: bytes) -> None:
         """Store *data* under *key* (written in batches, and by :meth:`close`)."""
-        if self._db is None:
+        if self._db is None or not self._writable:
             return
         self._pending.append((key, data))
         if len(self._pending) >= _BATCH:
@@ -135,30 +138,50 @@ def _store_path(kind: str, version: str | None) -> Path | None:
     return path
 
 
-def _connect(path: Path) -> sqlite3.Connection | None:
-    """An open store at *path*, made if missing; a damaged file is replaced; None when SQLite cannot."""
+def _connect(path: Path) -> tuple[sqlite3.Connection | None, bool]:
+    """An open store at *path*, made if missing, and whether it can be written; a damaged file is replaced.
+
+    (None, False) when SQLite cannot open it.
+    """
     for attempt in range(2):
         try:
             # Created private before SQLite opens it (its journal files take the same mode).
             os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
             os.utime(path)  # marks the version as in use (see _remove_stale)
+        except PermissionError:
+            return _read_only(path), False
+        except OSError:
+            return None, False
+        try:
             db = sqlite3.connect(path, timeout=_WAIT_SECONDS, isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error):
-            return None
+        except sqlite3.Error:
+            return None, False
         try:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = OFF")
             db.execute(_SCHEMA)
             db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
-            return db
+            return db, True
         except sqlite3.OperationalError:  # locked, read-only, out of space: no store this run
             db.close()
-            return None
+            return None, False
         except sqlite3.DatabaseError:  # not a database, or a damaged one: start it again, once
             db.close()
             if attempt == 0:
                 _remove_files(path)
-    return None
+    return None, False
+
+
+def _read_only(path: Path) -> sqlite3.Connection | None:
+    """The store at *path* opened for reading only, as it is (no journal: nothing may be written next to it)."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
+        return db
+    except sqlite3.Error:
+        return None
 
 
 def _remove_files(path: Path) -> None:

@@ -70,3 +70,29 @@ def test_no_version_or_no_cache_folder_is_a_store_that_keeps_nothing(tmp_path: P
     (tmp_path / "cache").mkdir(mode=0o777)
     (tmp_path / "cache").chmod(0o777)  # others could write there
     assert not EntryStore.open("kind", "v1").enabled
+
+
+def test_a_store_that_cannot_be_written_is_read_as_it_is(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from deckgen.resultcache import extractor_version
+    from test_resultcache import no_extraction
+
+    expected = build(seeds, tmp_path / "a")
+    rows = stored(cache_dir)
+    real_open = os.open
+
+    def read_only_disk(path: object, flags: int, *args: object) -> int:
+        if str(path).endswith(".sqlite") and flags & (os.O_RDWR | os.O_WRONLY):
+            raise PermissionError(13, "Permission denied", str(path))  # a read-only cache folder, even for root
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", read_only_disk)
+    no_extraction(monkeypatch)  # everything comes from the store
+    assert build(seeds, tmp_path / "b") == expected
+    store = EntryStore.open("results", extractor_version())
+    assert store.enabled
+    store.put("new", b"x")
+    store.close()
+    assert stored(cache_dir) == rows  # nothing written
