@@ -44,7 +44,6 @@ class EntryStore:
     """Bytes by key in one SQLite file; a store opened on ``None`` misses every time and stores nothing."""
 
     def __init__(self, path: Path | None) -> None:
-        self.path = path
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[str, bytes]] = []
         self._writable = False
@@ -79,6 +78,16 @@ class EntryStore:
         except sqlite3.Error:
             self._off()
             return False
+
+    def keys(self) -> frozenset[str]:
+        """Every stored key, in one query (a build asks about each of its entries)."""
+        if self._db is None:
+            return frozenset()
+        try:
+            return frozenset(key for (key,) in self._db.execute("SELECT key FROM entries"))
+        except sqlite3.Error:
+            self._off()
+            return frozenset()
 
     def put(self, key: str, data: bytes) -> None:
         """Store *data* under *key* (written in batches, and by :meth:`close`)."""

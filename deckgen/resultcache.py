@@ -104,9 +104,10 @@ class ResultCache:
         """The cache in this user's cache folder, or a disabled one when that is off, unsafe or unusable."""
         return cls(EntryStore.open("results", extractor_version() if enabled else None))
 
-    def has(self, entry: Entry) -> bool:
-        """Whether *entry* is in the cache (where :meth:`get` may still find it damaged)."""
-        return self.store.has(entry.content_key)
+    def missing(self, entries: Sequence[Entry]) -> list[int]:
+        """The indexes of the *entries* not in the cache (those in it :meth:`get` may still find damaged)."""
+        stored = self.store.keys()
+        return [i for i, entry in enumerate(entries) if entry.content_key not in stored]
 
     def get(self, entry: Entry) -> Result | None:
         """The cached review and cards of *entry* (with *entry* itself in them), or ``None``."""

@@ -138,36 +138,31 @@ def result_stream(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1
     """
     store = ResultCache.open(cache)
     progress.begin(len(entries))
-    absent = [i for i, e in enumerate(entries) if not store.has(e)]
+    absent = store.missing(entries)
     jobs = max(1, min(jobs, len(absent) // MIN_ENTRIES_PER_JOB))
-    sent: list[int] = []
     from_workers: Iterator[Arrival] = iter(())
     workers = None
     if absent and (jobs > 1 or len(entries) >= OWN_PROCESS_ENTRIES):
-        # Sent before any cache file is read: jieba is set up and the absent entries are
+        # Sent before the cache is read: jieba is set up and the absent entries are
         # made while this process reads and handles the others.
         workers = _Workers(jobs, companion if jobs > 1 else None)
-        sent = absent
-        from_workers = workers.make(entries, sent, store)
-    try:
-        skip = set(sent)
-        cached = [None if i in skip else store.get(e) for i, e in enumerate(entries)]
-    except BaseException:
-        if workers:
-            workers.stop()
-        store.close()
-        raise
-    progress.advance(sum(r is not None for r in cached))
-    # Without workers, or for a cache file that turned out damaged: made here, after the rest.
-    left = [i for i, r in enumerate(cached) if r is None and i not in skip]
-    made = itertools.chain(from_workers, _here(entries, left, store))
+        from_workers = workers.make(entries, absent, store)
 
     def stop() -> None:
         if workers:
             workers.stop()
         store.close()
 
-    return ResultStream(cached, made, stop, progress)
+    try:
+        missing = set(absent)
+        cached = [None if i in missing else store.get(e) for i, e in enumerate(entries)]
+    except BaseException:
+        stop()
+        raise
+    progress.advance(sum(r is not None for r in cached))
+    # What no worker makes (all of it without workers, and a cache row that turned out damaged): made here, last.
+    left = [i for i, r in enumerate(cached) if r is None and not (workers and i in missing)]
+    return ResultStream(cached, itertools.chain(from_workers, _here(entries, left, store)), stop, progress)
 
 
 def _here(entries: Sequence[Entry], indexes: Sequence[int], store: ResultCache) -> Iterator[Arrival]:
