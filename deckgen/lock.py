@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from json.encoder import encode_basestring
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,12 @@ class LockedNote:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LockedNote:
+        """The note a lock file row records; ValueError, TypeError or KeyError when it cannot be one."""
+        return _plain_note(data) or cls._converted(data)
+
+    @classmethod
+    def _converted(cls, data: dict[str, Any]) -> LockedNote:
+        """Any row: values converted (``"12"`` and ``12.0`` are 12, ``5`` is ``"5"``) and range-checked one by one."""
         obsolete = data.get("obsolete") or {}
         if int(data["model"]) not in FIELD_NAMES:
             raise ValueError(f"unknown note type {data['model']} for note {data.get('guid')!r}")
@@ -269,6 +275,46 @@ def _strings(values: Sequence[object]) -> tuple[str, ...]:
     if not isinstance(values, list):
         raise ValueError(f"expected a list of strings, got {type(values).__name__}")
     return tuple(map(str, values))
+
+
+_PLAIN_KEYS = ("guid", "pr", "key", "kind", "hash", "model", "nid", "first_seen", "changed", "fields", "tags")
+_PLAIN_VALUES = itemgetter(*_PLAIN_KEYS)
+_PLAIN_TYPES = (str,) * 5 + (int,) * 4 + (list,) * 2
+_new_note = object.__new__
+
+
+def _plain_note(data: object) -> LockedNote | None:
+    """A row exactly as :meth:`LockedNote.json_line` writes it (not obsolete) as a note, else None.
+
+    Reading a lock is mostly this: LockedNote._converted's conversions and checks, and the frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` per field), took 0.24 s of the 0.61 s that reading the lock of
+    a 10,000-entry corpus (52,000 notes) took; this way, 0.11 s.  Such a row needs no conversion: its values
+    are checked in a few C-level calls and become the note's attributes as they are.  Any other row, obsolete
+    notes and every bad value included, goes the converting way, which raises the error users are told about.
+    """
+    if type(data) is not dict or "obsolete" in data:
+        return None
+    try:
+        values = _PLAIN_VALUES(data)
+    except KeyError:
+        return None
+    guid, pr, key, kind, hash_, model, nid, first_seen, changed, fields, tags = values
+    if (tuple(map(type, values)) != _PLAIN_TYPES or model not in FIELD_NAMES or not 0 <= nid <= _MAX_ID
+            or not 0 <= first_seen <= _MAX_DATE or not 0 <= changed <= _MAX_DATE):
+        return None
+    try:
+        # Every item a string (what str() would make of it): one C call that raises TypeError otherwise,
+        # 20 ms for a lock of 52,000 notes where tuple(map(str, ...)) spent 70 ms.
+        "".join(fields)
+        "".join(tags)
+    except TypeError:
+        return None
+    note = _new_note(LockedNote)
+    # Filling __dict__ makes the same note as __init__ (the tests compare the two) at half its cost.
+    note.__dict__.update(guid=guid, pr=pr, key=key, kind=kind, model=model, nid=nid, hash=hash_,
+                         first_seen=first_seen, changed=changed, fields=tuple(fields), tags=tuple(tags),
+                         obsolete_version=None, obsolete_since=None)
+    return note
 
 
 def _refuse_repeats(notes: Sequence[LockedNote], text: str, path: Path, fix: str) -> None:
