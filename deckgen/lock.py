@@ -201,6 +201,9 @@ class Lock:
     schema: int = SCHEMA_VERSION
     notes: tuple[LockedNote, ...] = ()
     notetypes: Mapping[int, NoteTypeState] = field(default_factory=dict)
+    in_lock_order: bool = field(default=False, compare=False, repr=False)
+    """True when ``notes`` are known to be sorted as the file lists them (reconcile sorts them), so that writing
+    need not sort them again (46 ms for 52,000 notes).  Keep it False when replacing ``notes`` by others."""
 
     @cached_property
     def _by_identity(self) -> dict[tuple[str, str], LockedNote]:
@@ -223,7 +226,7 @@ class Lock:
         """:meth:`to_text` a thousand notes at a time: a lock of 100,000 PRs is half a gigabyte of text (and a
         write per note cost more than the writing)."""
         line = _STABLE_JSON
-        notes = sorted(self.notes, key=_LOCK_ORDER)  # already so when made by reconcile
+        notes = self.notes if self.in_lock_order else sorted(self.notes, key=_LOCK_ORDER)
         types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
                  for mid, s in sorted(self.notetypes.items())}
         yield f'{{\n"format": {LOCK_FORMAT},\n"notes": ['
@@ -396,41 +399,32 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
     """
     old = old or Lock()
     stamp = max(now, old.latest() + 1)
-    matched = _match(old, built)
-    taken = {n.guid for n in matched.values()}
-    guids = {n.guid for n in old.notes}
-    nids = {n.nid for n in old.notes}
-    next_nid = stamp * 1000
+    matched, gone = _match(old, built)
 
     notes: list[LockedNote] = []
-    new: list[LockedNote] = []
+    fresh: list[BuiltNote] = []
     changed: list[Change] = []
     unchanged: list[LockedNote] = []
     rekeyed: list[Change] = []
-    for index, note in enumerate(built):
-        before = matched.get(index)
+    for note, before in zip(built, matched):
         if before is None:
-            while next_nid in nids:
-                next_nid += NID_STRIDE
-            nids.add(next_nid)
-            after = LockedNote(_free_guid(note.guid, guids), note.pr, note.key, note.kind, note.model, next_nid,
-                               note.hash, stamp, stamp, note.fields, note.tags)
-            guids.add(after.guid)
-            new.append(after)
-        elif before.hash != note.hash or before.obsolete or before.model != note.model:
+            fresh.append(note)
+            continue
+        if before.hash != note.hash or before.obsolete_version is not None or before.model != note.model:
             after = replace(before, pr=note.pr, key=note.key, model=note.model, hash=note.hash, changed=stamp,
                             fields=note.fields, tags=note.tags, obsolete_version=None, obsolete_since=None)
             changed.append(Change(after, before))
-        else:
-            # The usual case by far: the same note under the same identity (frozen, so shared as is).
-            same = before.pr == note.pr and before.key == note.key
-            after = before if same else replace(before, pr=note.pr, key=note.key)
+        elif before.pr == note.pr and before.key == note.key:
+            after = before  # the usual case by far: the same note under the same identity (frozen, so shared as is)
             unchanged.append(after)
-        if before is not None and (before.pr, before.key) != (note.pr, note.key):
+        else:
+            after = replace(before, pr=note.pr, key=note.key)
+            unchanged.append(after)
+        if before.pr != note.pr or before.key != note.key:
             rekeyed.append(Change(after, before))
         notes.append(after)
+    new = _new_notes(fresh, old, stamp)
 
-    gone = [n for n in old.notes if n.guid not in taken]
     types, types_changed, reshaped = _notetypes(old, notetypes, stamp)
     # --prune drops cards already shipped as obsolete; a card that vanishes in
     # this build is always announced once, or users would never learn of it.
@@ -441,31 +435,68 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
     obsolete: list[LockedNote] = []
     still: list[LockedNote] = []
     pruned: list[LockedNote] = []
+    successors: list[tuple[LockedNote, LockedNote | None]] = list(zip((b for b in matched if b is not None), notes))
     for shipped in gone:
         if shipped.obsolete_version is None:
             obsolete.append(replace(shipped, obsolete_version=version, obsolete_since=stamp))
+            successors.append((shipped, obsolete[-1]))
         elif prune or version > shipped.obsolete_version + grace:
             pruned.append(shipped)
+            successors.append((shipped, None))
         else:
             still.append(shipped)
-    ordered = tuple(sorted(notes + obsolete + still, key=_LOCK_ORDER))
-    lock = Lock(version, SCHEMA_VERSION, ordered, types)
+            successors.append((shipped, shipped))
+    nearly_sorted = _in_old_order(old, successors)
+    unsorted = notes + obsolete + still if nearly_sorted is None else nearly_sorted
+    ordered = tuple(sorted(unsorted + new, key=_LOCK_ORDER))
+    lock = Lock(version, SCHEMA_VERSION, ordered, types, in_lock_order=True)
     return Update(lock, old, tuple(new), tuple(changed), tuple(unchanged), tuple(obsolete), tuple(still),
                   tuple(pruned), tuple(rekeyed), tuple(types_changed), tuple(reshaped))
 
 
-def _match(old: Lock, built: Sequence[BuiltNote]) -> dict[int, LockedNote]:
-    """Built note index → the lock's note it continues: same PR and key, else a recognised re-key."""
-    matched: dict[int, LockedNote] = {}
-    for index, note in enumerate(built):
-        found = old.note_for(note.pr, note.key)
-        if found is not None:
-            matched[index] = found
-    taken = {n.guid for n in matched.values()}
-    left_new = [i for i in range(len(built)) if i not in matched]
-    left_old = [n for n in old.notes if n.guid not in taken]
+def _in_old_order(old: Lock, successors: list[tuple[LockedNote, LockedNote | None]]) -> list[LockedNote] | None:
+    """Each old note's successor (if any) in the old note's place: nearly the new lock's order, ready for sorted().
+
+    Sorting the 52,000 notes of a 10,000-entry corpus as built took 73 ms, in the old lock's order 46 ms:
+    every note that kept its PR and key keeps its place, and sorted() finds the long runs.  None unless
+    every old note has exactly one successor (not so when two built notes share a PR and key).
+    """
+    after = {id(before): note for before, note in successors}
+    if not len(after) == len(successors) == len(old.notes):
+        return None
+    return [note for before in old.notes if (note := after[id(before)]) is not None]
+
+
+def _new_notes(built: Sequence[BuiltNote], old: Lock, stamp: int) -> list[LockedNote]:
+    """Notes seen for the first time, dated *stamp*: their natural GUID unless a note holds it, a note id no note has."""
+    if not built:
+        return []  # the sets below are most of reconcile's time when nothing is new
+    guids = {n.guid for n in old.notes}
+    nids = {n.nid for n in old.notes}
+    next_nid = stamp * 1000
+    new: list[LockedNote] = []
+    for note in built:
+        while next_nid in nids:
+            next_nid += NID_STRIDE
+        nids.add(next_nid)
+        after = LockedNote(_free_guid(note.guid, guids), note.pr, note.key, note.kind, note.model, next_nid,
+                           note.hash, stamp, stamp, note.fields, note.tags)
+        guids.add(after.guid)
+        new.append(after)
+    return new
+
+
+def _match(old: Lock, built: Sequence[BuiltNote]) -> tuple[list[LockedNote | None], list[LockedNote]]:
+    """For each built note the lock's note it continues (same PR and key, else a recognised re-key) or None;
+    and the lock's notes that none continues."""
+    by_identity = old._by_identity
+    matched = [by_identity.get((n.pr, n.key)) for n in built]
+    left_new = [i for i, found in enumerate(matched) if found is None]
+    taken = {n.guid for n in matched if n is not None}
+    # Every note of the lock continued (a rebuild that only adds or changes notes): nothing left to pair.
+    left_old = [] if len(taken) == len(old.notes) else [n for n in old.notes if n.guid not in taken]
     if not left_new or not left_old:
-        return matched
+        return matched, left_old
 
     # PRs whose summary was reworded: every card's PR key changed at once.
     known_prs = {n.pr for n in old.notes}
@@ -492,7 +523,8 @@ def _match(old: Lock, built: Sequence[BuiltNote]) -> dict[int, LockedNote]:
         candidates = by_pr_old.get(pr, [])
         for i, j in pair_cards([built[i].sides for i in indexes], [n.sides for n in candidates]):
             matched[indexes[i]] = candidates[j]
-    return matched
+            taken.add(candidates[j].guid)
+    return matched, [n for n in left_old if n.guid not in taken]
 
 
 def _free_guid(guid: str, used: set[str]) -> str:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
+from operator import attrgetter
 from pathlib import Path
 
 import genanki
@@ -334,3 +336,33 @@ def test_any_lock_row_reads_as_the_converting_reader_reads_it(note: LockedNote, 
         else:
             row[name] = data.draw(_JSON_VALUE)
     _assert_read_alike(row)
+
+
+_LOCK_KEY = attrgetter("pr", "key", "guid")
+# Few PRs, keys and texts, so that builds share, re-key, reword and drop notes.
+_BUILT = st.builds(lambda pr, key, kind, question, answer: qa(key, question, answer, pr=pr, kind=kind),
+                   st.sampled_from(["o/r#aaaa", "o/r#bbbb", "o/s#cccc"]), st.sampled_from([f"why:k{i}" for i in range(6)]),
+                   st.sampled_from(["why", "how"]), st.sampled_from(["问题一？", "问题二？", "该 PR 如何避免问题一？"]),
+                   st.sampled_from(["答案一", "答案二", "预分配 workspace"]))
+
+
+@given(st.lists(st.tuples(st.lists(_BUILT, max_size=8), st.booleans(), st.integers(0, 2)), min_size=1, max_size=4))
+def test_a_lock_holds_what_its_update_reports_in_lock_order(builds: list[tuple[list[BuiltNote], bool, int]]) -> None:
+    """Whatever a sequence of builds adds, changes, re-keys, drops and prunes: the new lock holds exactly the notes the
+    update reports, once each, sorted as written; every old note is in it or pruned."""
+    lock: Lock | None = None
+    distinct = True  # no build so far had two notes with one PR and key (which then share a GUID)
+    for step, (built, prune, grace) in enumerate(builds):
+        update = reconcile(lock, built, TYPES, now=T + 10 * step, grace=grace, prune=prune)
+        notes = update.lock.notes
+        reported = [*update.new, *(c.after for c in update.changed), *update.unchanged, *update.obsolete,
+                    *update.still_obsolete]
+        assert Counter(map(LockedNote.json_line, notes)) == Counter(map(LockedNote.json_line, reported))
+        assert list(notes) == sorted(notes, key=_LOCK_KEY)
+        assert update.lock.to_text() == replace(update.lock, in_lock_order=False).to_text()
+        kept = {n.guid for n in notes} | {n.guid for n in update.pruned}
+        assert all(n.guid in kept for n in (lock.notes if lock else ()))
+        distinct = distinct and len({(n.pr, n.key) for n in built}) == len(built)
+        if distinct:
+            assert len({n.guid for n in notes}) == len(notes) == len({n.nid for n in notes})
+        lock = update.lock
