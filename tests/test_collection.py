@@ -7,6 +7,7 @@ import sqlite3
 import genanki
 import pytest
 
+from deckgen import collection
 from deckgen.collection import NoteRow, PackageDeck, write_collection
 from deckgen.notetypes import cloze_model, qa_model
 
@@ -33,7 +34,11 @@ def _deck(rows: list[NoteRow]) -> PackageDeck:
 
 
 def _dump(connection: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
-    return {table: connection.execute(f"select * from {table} order by id").fetchall() for table in ("notes", "cards")}
+    rows = {table: connection.execute(f"select * from {table} order by id").fetchall() for table in ("notes", "cards")}
+    # The schema as genanki made it: the indexes dropped while the rows go in come back with the same rowid,
+    # name and SQL (their root pages move, which nothing reads).
+    rows["schema"] = connection.execute("select rowid, type, name, tbl_name, sql from sqlite_master order by rowid").fetchall()
+    return rows
 
 
 @pytest.mark.parametrize("model", [qa_model(), cloze_model()], ids=["qa", "cloze"])
@@ -46,6 +51,25 @@ def test_rows_match_genanki_notes(model: genanki.Model) -> None:
     assert _dump(ours) == _dump(theirs)
     assert ours.execute("select decks, models from col").fetchone() == theirs.execute("select decks, models from col").fetchone()
     assert len(_dump(ours)["cards"]) == (2 if model.model_id == qa_model().model_id else 4)  # c1 and c2 per cloze note
+
+
+def test_rows_in_many_batches_and_decks_match_genanki(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches cut between a note and the next, across decks, of both note types: genanki's rows and id order."""
+    monkeypatch.setattr(collection, "_NOTES_PER_BATCH", 3)
+    models = [qa_model(), cloze_model()]
+    rows = [NoteRow(model, QA if model is models[0] else CLOZE, ("deckgen", f"n{i}"), f"guid-{i}", due=i, mod=1_700_000_000)
+            for i, model in enumerate(models[i % 3 == 0] for i in range(11))]
+    ours, theirs = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
+    decks = [(genanki.Deck(1 << 30, "a"), rows[:7]), (genanki.Deck((1 << 30) + 1, "b"), rows[7:])]
+    write_collection(ours.cursor(), [PackageDeck(d, list(dict.fromkeys(r.model for r in rs)), lambda rs=rs: iter(rs))
+                                     for d, rs in decks], 1_700_000_000, iter(range(10**12, 10**12 + 1000)))
+    for deck, deck_rows in decks:
+        for row in deck_rows:
+            deck.add_note(genanki.Note(model=row.model, fields=list(row.fields), tags=list(row.tags), guid=row.guid,
+                                       due=row.due))
+    genanki.Package([d for d, _ in decks]).write_to_db(theirs.cursor(), 1_700_000_000, iter(range(10**12, 10**12 + 1000)))
+    assert _dump(ours) == _dump(theirs)
+    assert len(_dump(ours)["cards"]) == 7 + 2 * 4  # the cloze notes have two deletions each
 
 
 def test_note_id_from_the_lock_fixes_card_ids_and_mtime() -> None:
