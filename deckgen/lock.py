@@ -209,6 +209,15 @@ class Lock:
     def _by_identity(self) -> dict[tuple[str, str], LockedNote]:
         return {(n.pr, n.key): n for n in self.notes}
 
+    @cached_property
+    def _guids(self) -> frozenset[str]:
+        """Every GUID in the lock: read to refuse repeats, again when a build has new notes to give GUIDs."""
+        return frozenset(n.guid for n in self.notes)
+
+    @cached_property
+    def _nids(self) -> frozenset[int]:
+        return frozenset(n.nid for n in self.notes)
+
     def note_for(self, pr: str, key: str) -> LockedNote | None:
         return self._by_identity.get((pr, key))
 
@@ -251,7 +260,7 @@ class Lock:
                 notetypes={int(k): NoteTypeState(str(v["hash"]), str(v["shape"]), _bounded(v["changed"]))
                            for k, v in data["notetypes"].items()},
             )
-            _refuse_repeats(lock.notes, text, path, fix)
+            _refuse_repeats(lock, text, path, fix)
             return lock
         except json.JSONDecodeError as exc:
             raise DeckgenError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); {fix}") from None
@@ -320,9 +329,10 @@ def _plain_note(data: object) -> LockedNote | None:
     return note
 
 
-def _refuse_repeats(notes: Sequence[LockedNote], text: str, path: Path, fix: str) -> None:
+def _refuse_repeats(lock: Lock, text: str, path: Path, fix: str) -> None:
     """Two notes with one GUID or one note id (a bad merge of the lock file) cannot both be in a deck."""
-    if len({n.guid for n in notes}) == len(notes) == len({n.nid for n in notes}):
+    notes = lock.notes
+    if len(lock._guids) == len(notes) == len(lock._nids):
         return  # the usual case, told by set sizes alone; the search below names the line of a repeat
     for name, attribute in (("GUID", "guid"), ("note id", "nid")):
         seen: set[object] = set()
@@ -410,17 +420,16 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
         if before is None:
             fresh.append(note)
             continue
+        same_identity = before.pr == note.pr and before.key == note.key
         if before.hash != note.hash or before.obsolete_version is not None or before.model != note.model:
             after = replace(before, pr=note.pr, key=note.key, model=note.model, hash=note.hash, changed=stamp,
                             fields=note.fields, tags=note.tags, obsolete_version=None, obsolete_since=None)
             changed.append(Change(after, before))
-        elif before.pr == note.pr and before.key == note.key:
-            after = before  # the usual case by far: the same note under the same identity (frozen, so shared as is)
-            unchanged.append(after)
         else:
-            after = replace(before, pr=note.pr, key=note.key)
+            # The usual case by far: the same note under the same identity (frozen, so shared as is).
+            after = before if same_identity else replace(before, pr=note.pr, key=note.key)
             unchanged.append(after)
-        if before.pr != note.pr or before.key != note.key:
+        if not same_identity:
             rekeyed.append(Change(after, before))
         notes.append(after)
     new = _new_notes(fresh, old, stamp)
@@ -471,8 +480,8 @@ def _new_notes(built: Sequence[BuiltNote], old: Lock, stamp: int) -> list[Locked
     """Notes seen for the first time, dated *stamp*: their natural GUID unless a note holds it, a note id no note has."""
     if not built:
         return []  # the sets below are most of reconcile's time when nothing is new
-    guids = {n.guid for n in old.notes}
-    nids = {n.nid for n in old.notes}
+    guids = set(old._guids)
+    nids = set(old._nids)
     next_nid = stamp * 1000
     new: list[LockedNote] = []
     for note in built:
