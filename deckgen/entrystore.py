@@ -69,16 +69,6 @@ class EntryStore:
             return None
         return bytes(row[0]) if row else None
 
-    def has(self, key: str) -> bool:
-        """Whether *key* is stored (its bytes may still turn out damaged to the caller)."""
-        if self._db is None:
-            return False
-        try:
-            return self._db.execute("SELECT 1 FROM entries WHERE key = ?", (key,)).fetchone() is not None
-        except sqlite3.Error:
-            self._off()
-            return False
-
     def keys(self) -> frozenset[str]:
         """Every stored key, in one query (a build asks about each of its entries)."""
         if self._db is None:
