@@ -30,7 +30,7 @@ import pickle
 import re
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,8 +92,6 @@ class ResultCache:
 
     def __init__(self, store: EntryStore) -> None:
         self.store = store
-        self.hits = 0
-        self.misses = 0
 
     @property
     def enabled(self) -> bool:
@@ -105,19 +103,14 @@ class ResultCache:
         return cls(EntryStore.open("results", extractor_version() if enabled else None))
 
     def missing(self, entries: Sequence[Entry]) -> list[int]:
-        """The indexes of the *entries* not in the cache (those in it :meth:`get` may still find damaged)."""
+        """The indexes of the *entries* not in the cache (those in it :meth:`get_many` may still find damaged)."""
         stored = self.store.keys()
         return [i for i, entry in enumerate(entries) if entry.content_key not in stored]
 
-    def get(self, entry: Entry) -> Result | None:
-        """The cached review and cards of *entry* (with *entry* itself in them), or ``None``."""
-        data = self.store.get(entry.content_key)
-        result = None if data is None else decode(data, entry)
-        if result is None:
-            self.misses += 1
-        else:
-            self.hits += 1
-        return result
+    def get_many(self, entries: Sequence[Entry]) -> Iterator[Result | None]:
+        """The cached review and cards of each of *entries* (with the entry itself in them), or ``None``."""
+        for data, entry in zip(self.store.get_many([e.content_key for e in entries]), entries):
+            yield None if data is None else decode(data, entry)
 
     def put(self, entry: Entry, data: bytes) -> None:
         """Store *data* (:func:`encode` of the entry's result); a failure to write only costs a later build time."""

@@ -155,7 +155,10 @@ def result_stream(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1
 
     try:
         missing = set(absent)
-        cached = [None if i in missing else store.get(e) for i, e in enumerate(entries)]
+        present = [i for i in range(len(entries)) if i not in missing]
+        cached: list[Result | None] = [None] * len(entries)
+        for index, result in zip(present, store.get_many([entries[i] for i in present])):
+            cached[index] = result
     except BaseException:
         stop()
         raise

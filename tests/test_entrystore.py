@@ -61,6 +61,18 @@ def test_what_one_store_wrote_another_reads(cache_dir: Path, monkeypatch: pytest
     assert reader.get("a") is None and not reader.enabled
 
 
+def test_many_keys_are_read_in_their_order_a_few_at_a_time(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(entrystore, "_KEYS_PER_QUERY", 2)
+    with EntryStore.open("kind", "v1") as store:
+        for key in "abcde":
+            store.put(key, key.encode() * 3)
+        store.flush()
+        wanted = ["e", "x", "a", "a", "c", "y", "b"]
+        assert list(store.get_many(wanted)) == [None if k in "xy" else k.encode() * 3 for k in wanted]
+        assert list(store.get_many([])) == []
+    assert list(EntryStore.open("kind", None).get_many(["a"])) == [None]
+
+
 def test_no_version_or_no_cache_folder_is_a_store_that_keeps_nothing(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache"))

@@ -262,10 +262,11 @@ def test_a_big_build_sends_what_is_missing_to_a_worker_before_reading_the_cache(
     changed = extend_last_review(seeds)
     monkeypatch.setattr(results, "OWN_PROCESS_ENTRIES", 1)  # every build is big enough
     events: list[str] = []
-    start, get = results._Workers.__init__, ResultCache.get
+    start, get_many = results._Workers.__init__, ResultCache.get_many
     monkeypatch.setattr(results._Workers, "__init__",
                         lambda self, jobs, companion: events.append("worker") or start(self, jobs, companion))
-    monkeypatch.setattr(ResultCache, "get", lambda self, entry: events.append("read") or get(self, entry))
+    monkeypatch.setattr(ResultCache, "get_many",
+                        lambda self, wanted: events.extend(["read"] * len(wanted)) or get_many(self, wanted))
     entries = [e for p in sorted(seeds.glob("*.txt")) for e in parse_seed_file(p)]
     with results.result_stream(entries) as stream:
         arrivals = [(index, review.entry) for index, (review, _), _ in stream]
