@@ -23,7 +23,9 @@ from .parse import read_corpus
 from .progress import NO_PROGRESS, Progress, StageClock
 from .results import result_stream
 from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
-from .types import BuildReport, Card, CardKind, DeckChanges, Level, Review
+from .glossary import Glossary
+from .topics import Taxonomy
+from .types import BuildReport, Card, CardKind, DeckChanges, Entry, Level, Review
 
 MIN_CARDS_PER_PR = 3
 
@@ -83,31 +85,60 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
         topics, terms = load_data_files(sources, taxonomy, glossary)
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
-    # Filled in as results arrive (cached ones first); every slot is filled when the stream ends.
-    arrived: list[Review | None] = [None] * len(entries)
-    arrived_notes: list[EntryNotes | None] = [None] * len(entries)
-    entry_warnings: list[tuple[str, ...]] = [()] * len(entries)
     with clock.measure("cards"):
-        # Each result is matched, tagged and rendered as it arrives (cached ones first): with
-        # extraction in worker processes, this process does its share meanwhile instead of waiting.
-        # With several workers they make the notes of what they extract too: this process would
-        # otherwise be a third one busy on two cores.
-        with NoteMaker(topics, terms, cache=cache) as maker, \
-                result_stream(entries, cache=cache, jobs=jobs, progress=progress, companion=maker.encoded) as stream:
-            for index, (review, made), notes in stream:
-                arrived[index], arrived_notes[index] = review, maker.notes(review, made, notes)
-                entry_warnings[index] = _entry_warnings(review, made)
-    reviews, per_entry = cast(list[Review], arrived), cast(list[EntryNotes], arrived_notes)  # all filled now
+        per_entry, entry_warnings, from_cache = _entry_notes(entries, topics, terms, cache=cache, jobs=jobs,
+                                                             progress=progress)
+    reviews = [e.review for e in per_entry]
     warnings.extend(w for found in entry_warnings for w in found)
     cards = [c for e in per_entry for c in e.cards]
     with clock.measure("topics"):
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms, [e.curriculum for e in per_entry])
     clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
                             "cards": f"{sum(len(r.facts) for r in reviews)} facts, {len(cards)} notes; "
-                                     f"{stream.cached} of {len(entries)} entries from the cache",
+                                     f"{from_cache} of {len(entries)} entries from the cache",
                             "topics": f"{len(tagged) - len(cards)} glossary notes"})
     return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum,
                   tuple(n for e in per_entry for n in e.notes))
+
+
+def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool,
+                 jobs: int, progress: Progress) -> tuple[list[EntryNotes], list[tuple[str, ...]], int]:
+    """Every entry's notes and warnings, in entry order, and how many entries came from a cache.
+
+    Entries the notes cache lacks are read from the results cache, else extracted (in a worker for a
+    big build, started first), then matched, tagged and rendered here as each arrives: while workers
+    extract, this process reads the stored entries and does its share.  With several workers they
+    render what they extract too: this process would otherwise be a third one busy on two cores.
+    """
+    arrived: list[EntryNotes | None] = [None] * len(entries)
+    entry_warnings: list[tuple[str, ...]] = [()] * len(entries)
+
+    def keep(index: int, notes: EntryNotes) -> None:
+        arrived[index] = notes
+        entry_warnings[index] = _entry_warnings(notes.review, notes.cards)
+
+    with NoteMaker(taxonomy, glossary, cache=cache) as maker:
+        wanted = maker.missing(entries)
+        with result_stream(entries, wanted, cache=cache, jobs=jobs, progress=progress,
+                           companion=maker.encoded) as stream:
+            unwanted = set(wanted)
+            have = [i for i in range(len(entries)) if i not in unwanted]
+            damaged = []
+            for index, stored in zip(have, maker.stored([entries[i] for i in have])):
+                if stored is None:
+                    damaged.append(index)
+                else:
+                    keep(index, stored)
+            progress.advance(len(have) - len(damaged))
+            for index, (review, made), extra in stream:
+                keep(index, maker.notes(review, made, extra))
+        from_cache = len(have) - len(damaged) + stream.cached
+        if damaged:  # stored notes that turned out damaged (rare): their results again, then their notes
+            with result_stream(entries, damaged, cache=cache) as again:
+                for index, (review, made), _ in again:
+                    keep(index, maker.notes(review, made))
+            from_cache += again.cached
+    return cast(list[EntryNotes], arrived), entry_warnings, from_cache  # every slot filled by now
 
 
 def _entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:

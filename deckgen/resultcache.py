@@ -30,9 +30,10 @@ import pickle
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeGuard
 
 from .entrystore import EntryStore
 from .types import Card, Entry, Review
@@ -102,10 +103,10 @@ class ResultCache:
         """The cache in this user's cache folder, or a disabled one when that is off, unsafe or unusable."""
         return cls(EntryStore.open("results", extractor_version() if enabled else None))
 
-    def missing(self, entries: Sequence[Entry]) -> list[int]:
-        """The indexes of the *entries* not in the cache (those in it :meth:`get_many` may still find damaged)."""
+    def missing(self, entries: Sequence[Entry], among: Iterable[int]) -> list[int]:
+        """The indexes *among* those of *entries* not in the cache (those in it :meth:`get_many` may still find damaged)."""
         stored = self.store.keys()
-        return [i for i, entry in enumerate(entries) if entry.content_key not in stored]
+        return [i for i in among if entries[i].content_key not in stored]
 
     def get_many(self, entries: Sequence[Entry]) -> Iterator[Result | None]:
         """The cached review and cards of each of *entries* (with the entry itself in them), or ``None``."""
@@ -143,9 +144,37 @@ class _Unpickler(pickle.Unpickler):
 
 def encode(entry: Entry, result: Result) -> bytes:
     """*result* as cache file bytes, without *entry* (which :func:`decode` is given back)."""
+    return encode_without(entry, result)
+
+
+def decode(data: bytes, entry: Entry) -> Result | None:
+    """The result in *data* (from :func:`encode`) with *entry* put back; ``None`` for anything not intact."""
+    loaded = decode_tuple(data, entry, 2)
+    if loaded is None:
+        return None
+    review, cards = loaded
+    if not isinstance(review, Review) or review.entry is not entry or not is_cards(cards):
+        return None
+    return review, cards
+
+
+def encode_without(entry: Entry, value: tuple[object, ...]) -> bytes:
+    """Cache file bytes of *value*, in which *entry* is only a reference (:func:`decode_tuple` puts one back)."""
     buffer = io.BytesIO()
-    _Pickler(buffer, entry).dump(result)
+    _Pickler(buffer, entry).dump(value)
     return encode_payload(buffer.getvalue())
+
+
+def decode_tuple(data: bytes, entry: Entry, size: int) -> tuple[object, ...] | None:
+    """The tuple of *size* values in *data* (from :func:`encode_without`) with *entry* put back; None if not intact."""
+    payload = intact_payload(data)
+    if payload is None:
+        return None
+    try:
+        loaded = _Unpickler(io.BytesIO(payload), entry).load()
+    except Exception:  # a payload from another deckgen build whose classes changed shape: a miss
+        return None
+    return loaded if isinstance(loaded, tuple) and len(loaded) == size else None
 
 
 def encode_payload(payload: bytes) -> bytes:
@@ -153,20 +182,9 @@ def encode_payload(payload: bytes) -> bytes:
     return FORMAT + hashlib.sha256(payload).digest() + payload
 
 
-
-def decode(data: bytes, entry: Entry) -> Result | None:
-    """The result in *data* (from :func:`encode`) with *entry* put back; ``None`` for anything not intact."""
-    payload = intact_payload(data)
-    if payload is None:
-        return None
-    try:
-        review, cards = _Unpickler(io.BytesIO(payload), entry).load()
-    except Exception:  # a payload from another deckgen build whose classes changed shape: a miss
-        return None
-    if not isinstance(review, Review) or review.entry is not entry or not isinstance(cards, tuple) \
-            or not all(isinstance(c, Card) for c in cards):
-        return None
-    return review, cards
+def is_cards(value: object) -> TypeGuard[tuple[Card, ...]]:
+    """Whether *value* is a tuple of cards (what a cached payload must hold where cards belong)."""
+    return isinstance(value, tuple) and all(isinstance(c, Card) for c in value)
 
 
 def intact_payload(data: bytes) -> bytes | None:

@@ -52,7 +52,7 @@ Arrival = tuple[int, Result, bytes | None]
 
 
 class ResultStream:
-    """Every entry's result, each as soon as it is there (see :func:`result_stream`); use it in a ``with``.
+    """The results of the entries asked for, each as soon as it is there (see :func:`result_stream`); use it in a ``with``.
 
     Iterating yields :data:`Arrival` tuples: first what the cache had, in entry
     order, then what is made.  Workers, if any, were started with the stream:
@@ -60,16 +60,15 @@ class ResultStream:
     iteration, or of the ``with``, stops them.
     """
 
-    def __init__(self, cached: list[Result | None], made: Iterator[Arrival], stop: Callable[[], None],
+    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival], stop: Callable[[], None],
                  progress: Progress) -> None:
         self._cached, self._made, self._stop, self._progress = cached, made, stop, progress
-        self.cached = sum(r is not None for r in cached)
+        self.cached = len(cached)
         """How many came from the cache."""
 
     def __iter__(self) -> Iterator[Arrival]:
-        for index, result in enumerate(self._cached):
-            if result is not None:
-                yield index, result, None
+        for index, result in self._cached:
+            yield index, result, None
         for arrival in self._made:
             self._progress.advance()
             yield arrival
@@ -126,19 +125,21 @@ def entry_results(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1
     return EntryResults(tuple(r for r in ordered if r is not None), stream.cached)
 
 
-def result_stream(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1,
+def result_stream(entries: Sequence[Entry], wanted: Sequence[int] | None = None, *, cache: bool = True, jobs: int = 1,
                   progress: Progress = NO_PROGRESS, companion: Companion | None = None) -> ResultStream:
-    """Every entry's review and cards, as they are there (see :class:`ResultStream`).
+    """The review and cards of the entries at indexes *wanted* (default: all), as they are there (see :class:`ResultStream`).
 
     *cache* reads and fills the per-user results cache; *jobs* > 1 makes the
     entries the cache lacks in up to that many worker processes (when there are
-    enough of them).  *progress* hears of every entry done.  What the caller does
+    enough of them).  *progress* hears of every entry done (of all *entries*:
+    the caller tells it of those it did not want).  What the caller does
     with one result overlaps with the making of the next ones in the workers.
     When there are several workers, each also runs *companion* on what it made.
     """
-    store = ResultCache.open(cache)
+    wanted = range(len(entries)) if wanted is None else wanted
+    store = ResultCache.open(cache and bool(wanted))
     progress.begin(len(entries))
-    absent = store.missing(entries)
+    absent = store.missing(entries, wanted)
     jobs = max(1, min(jobs, len(absent) // MIN_ENTRIES_PER_JOB))
     from_workers: Iterator[Arrival] = iter(())
     workers = None
@@ -155,16 +156,15 @@ def result_stream(entries: Sequence[Entry], *, cache: bool = True, jobs: int = 1
 
     try:
         missing = set(absent)
-        present = [i for i in range(len(entries)) if i not in missing]
-        cached: list[Result | None] = [None] * len(entries)
-        for index, result in zip(present, store.get_many([entries[i] for i in present])):
-            cached[index] = result
+        present = [i for i in wanted if i not in missing]
+        found = list(zip(present, store.get_many([entries[i] for i in present])))
     except BaseException:
         stop()
         raise
-    progress.advance(sum(r is not None for r in cached))
+    cached = [(index, result) for index, result in found if result is not None]
+    progress.advance(len(cached))
     # What no worker makes (all of it without workers, and a cache row that turned out damaged): made here, last.
-    left = [i for i, r in enumerate(cached) if r is None and not (workers and i in missing)]
+    left = sorted([i for i, result in found if result is None] + ([] if workers else absent))
     return ResultStream(cached, itertools.chain(from_workers, _here(entries, left, store)), stop, progress)
 
 

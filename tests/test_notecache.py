@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from deckgen import notecache, package, resultcache
+from deckgen import notecache, package, resultcache, results
 from deckgen.parse import parse_seed_file
-from test_resultcache import (DAMAGE, _cache_dir, _seeds, build, extend_last_review, restore,  # noqa: F401
-                              stored)
+from test_resultcache import (DAMAGE, _cache_dir, _seeds, build, extend_last_review, no_extraction,  # noqa: F401
+                              restore, stored)
 
 
 def count_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -34,6 +34,30 @@ def test_warm_builds_match_and_render_nothing_and_give_the_same_bytes(seeds: Pat
     warm = build(seeds, tmp_path / "c")
     assert done == []
     assert cold == uncached and warm == uncached
+
+
+def results_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Titles of the entries looked up in the results cache."""
+    asked: list[str] = []
+    get_many = resultcache.ResultCache.get_many
+    monkeypatch.setattr(resultcache.ResultCache, "get_many",
+                        lambda self, entries: asked.extend(e.title for e in entries) or get_many(self, entries))
+    return asked
+
+
+@pytest.mark.parametrize("notes", ["kept", "gone"])
+def test_the_results_cache_is_read_only_for_entries_the_notes_cache_lacks(notes: str, seeds: Path, cache_dir: Path,
+                                                                          tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stored entry holds its review and cards too: a warm build reads one cache, and extracts nothing."""
+    expected = build(seeds, tmp_path / "a")
+    if notes == "gone":
+        shutil.rmtree(cache_dir / "notes")
+    asked = results_read(monkeypatch)
+    no_extraction(monkeypatch)
+    assert build(seeds, tmp_path / "b") == expected
+    entries = [e.title for p in sorted(seeds.glob("*.txt")) for e in parse_seed_file(p)]
+    assert asked == ([] if notes == "kept" else entries)
 
 
 def test_only_a_changed_entry_is_matched_and_rendered_again(seeds: Path, cache_dir: Path, tmp_path: Path,
@@ -62,8 +86,8 @@ def test_an_edited_taxonomy_is_matched_again_for_every_entry(seeds: Path, cache_
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "wrong-object", "other-cards"])
-def test_damaged_stored_notes_are_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path,
-                                                       tmp_path: Path) -> None:
+def test_damaged_stored_notes_are_a_miss_never_a_crash(damage: str, seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     expected = build(seeds, tmp_path / "a")
     rows = stored(cache_dir, "notes")
     keys = sorted(rows)
@@ -72,6 +96,7 @@ def test_damaged_stored_notes_are_a_miss_never_a_crash(damage: str, seeds: Path,
     else:
         changed = {key: DAMAGE[damage](data) for key, data in rows.items()}
     restore(cache_dir, changed, "notes")
+    no_extraction(monkeypatch)  # the results cache still has every entry: only the notes are made again
     assert build(seeds, tmp_path / "b") == expected
     assert stored(cache_dir, "notes") == rows  # made and stored again
 
@@ -102,3 +127,21 @@ def test_render_version_follows_the_extractor_version(monkeypatch: pytest.Monkey
         assert notecache.render_version() != before
     finally:
         notecache.render_version.cache_clear()
+
+
+def test_a_big_build_starts_the_worker_for_new_entries_before_reading_stored_ones(
+        seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """jieba is set up and the new entry made while this process reads the stored entries (a +1 file rebuild)."""
+    build(seeds, tmp_path / "a")
+    extend_last_review(seeds)
+    monkeypatch.setattr(results, "OWN_PROCESS_ENTRIES", 1)  # every build is big enough
+    events: list[str] = []
+    start, stored_notes = results._Workers.__init__, notecache.NoteMaker.stored
+    monkeypatch.setattr(results._Workers, "__init__",
+                        lambda self, jobs, companion: events.append("worker") or start(self, jobs, companion))
+    monkeypatch.setattr(notecache.NoteMaker, "stored",
+                        lambda self, entries: events.append(f"read {len(entries)}") or stored_notes(self, entries))
+    after = build(seeds, tmp_path / "b")
+    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
+    assert events == ["worker", f"read {entries - 1}"]
+    assert after == build(seeds, tmp_path / "c", cache=False)
