@@ -36,7 +36,8 @@ KIND_RANK: Mapping[CardKind, int] = {
     CardKind.CONTRAST: 2,
     CardKind.CLOZE: 3,
 }
-_NEW = float("inf")
+NEW = float("inf")
+"""The first-seen time of a card no build has seen: after every time there is."""
 
 
 def unit_of(card: Card) -> tuple[str, str]:
@@ -54,24 +55,34 @@ def study_positions(cards: Sequence[Card], topic_order: Sequence[str],
                     first_seen: Mapping[tuple[str, str], int] | None = None) -> list[int]:
     """The positions in *cards* in study order, so what goes with each card (its note) can follow it."""
     seen = first_seen or {}
-    units = [unit_of(card) for card in cards]  # each card's unit once, not once per use
-    generation: dict[tuple[str, str], float] = {}
-    unit_rank: dict[tuple[str, str], int] = {}
-    for card, unit in zip(cards, units):
-        unit_rank.setdefault(unit, len(unit_rank))
-        generation[unit] = min(generation.get(unit, _NEW), seen.get((card.entry.pr_key, card.key), _NEW))
+    return positions_in_order(cards, topic_order, [seen.get((card.entry.pr_key, card.key), NEW) for card in cards])
+
+
+def positions_in_order(cards: Sequence[Card], topic_order: Sequence[str], first_seen: Sequence[float]) -> list[int]:
+    """:func:`study_positions`, with each card's first-seen time given by position (:data:`NEW`: never seen)."""
     topic_rank = {topic: rank for rank, topic in enumerate(topic_order)}
+    # Per unit, [generation, rank]: one lookup per card in each pass.  The generation is final only after the
+    # last card of the unit, hence two passes.
+    units: dict[tuple[str, str], list[float]] = {}
+    unit_per_card = []
+    for card, first in zip(cards, first_seen):
+        unit = unit_of(card)
+        unit_per_card.append(unit)
+        known = units.get(unit)
+        if known is None:
+            units[unit] = [first, len(units)]
+        elif first < known[0]:
+            known[0] = first
 
     by_tags: dict[tuple[str, ...], int] = {}  # a PR's cards share their tags: rank them once
-
-    def first_topic(card: Card) -> int:
-        rank = by_tags.get(card.tags)
-        if rank is None:
-            rank = by_tags[card.tags] = min((topic_rank[t] for t in card_topics(card) if t in topic_rank),
-                                            default=len(topic_rank))
-        return rank
-
-    keys = [(generation[unit], first_topic(card), 0 if card.kind == CardKind.GLOSSARY else 1,
-             unit_rank[unit], KIND_RANK.get(card.kind, len(KIND_RANK)), index)
-            for index, (card, unit) in enumerate(zip(cards, units))]
+    other_kinds = len(KIND_RANK)
+    keys = []
+    for index, (card, unit) in enumerate(zip(cards, unit_per_card)):
+        topic = by_tags.get(card.tags)
+        if topic is None:
+            topic = by_tags[card.tags] = min((topic_rank[t] for t in card_topics(card) if t in topic_rank),
+                                             default=len(topic_rank))
+        generation, rank = units[unit]
+        keys.append((generation, topic, 0 if card.kind == CardKind.GLOSSARY else 1, rank,
+                     KIND_RANK.get(card.kind, other_kinds), index))
     return sorted(range(len(cards)), key=keys.__getitem__)

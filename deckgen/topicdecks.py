@@ -21,7 +21,7 @@ from .curriculum import Curriculum
 from .errors import DeckgenError, UnknownTopic
 from .gate import anki_cards
 from .markup import escape
-from .order import study_positions
+from .order import NEW, positions_in_order
 from .lock import BuiltNote, Lock
 from .package import DeckPlan, write_decks
 from .topics import Taxonomy, Topic, card_topics
@@ -132,20 +132,24 @@ def topic_plan(corpus: Corpus, full: DeckPlan, topic_ids: Sequence[str]) -> Deck
 
 def _plan(cards: Sequence[Card], topic_order: Sequence[str], lock: Lock, *, deck_name: str, scope: str,
           command: str, notes: Sequence[BuiltNote] = ()) -> DeckPlan:
-    first_seen = {(n.pr, n.key): n.first_seen for n in lock.notes}
-    positions = study_positions(cards, topic_order, first_seen)
+    # Each card's lock note looked up once, for its study order and for the content time (a dict keyed by
+    # identity for each was two more passes over 50,000 notes).
+    note_for = lock.note_for
+    locked = [note_for(c.entry.pr_key, c.key) for c in cards]
+    positions = positions_in_order(cards, topic_order, [NEW if n is None else n.first_seen for n in locked])
     ordered = [cards[i] for i in positions]
     count = sum(anki_cards(c) for c in ordered)  # once: the description and the build's report both need it
-    description = describe(ordered, scope=scope, command=command, content_time=content_time(ordered, lock),
-                           card_count=count)
-    return DeckPlan(ordered, deck_name=deck_name, timestamp=lock.latest(), lock=lock, description=description,
+    latest = lock.latest()
+    changed = max((n.changed for n in locked if n is not None), default=latest)  # as content_time(ordered, lock)
+    description = describe(ordered, scope=scope, command=command, content_time=changed, card_count=count)
+    return DeckPlan(ordered, deck_name=deck_name, timestamp=latest, lock=lock, description=description,
                     notes=[notes[i] for i in positions] if notes else (), card_count=count)
 
 
 def content_time(cards: Sequence[Card], lock: Lock) -> int:
     """When the content of *cards* last changed, from the lock (never the wall clock)."""
     times = [note.changed for c in cards if (note := lock.note_for(c.entry.pr_key, c.key)) is not None]
-    return max(times, default=lock.latest())
+    return max(times) if times else lock.latest()
 
 
 def describe(cards: Sequence[Card], *, scope: str, command: str, content_time: int, card_count: int) -> str:

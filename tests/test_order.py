@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SEEDS, AnkiCollection, query_apkg, read_apkg, write_seed
 from deckgen.order import study_order
@@ -161,3 +163,27 @@ def test_every_card_kind_has_a_rank(kind: CardKind) -> None:
     from deckgen.order import KIND_RANK as RANKS
 
     assert kind in RANKS
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from("ABC"), st.sampled_from(list(CardKind)), st.sets(st.sampled_from("xyz")),
+                          st.sampled_from(["k1", "k2"]), st.sampled_from([None, 100, 200])), max_size=14))
+def test_study_order_is_the_documented_sort(specs: list[tuple[str, CardKind, set[str], str, int | None]]) -> None:
+    """Against the module docstring's keys computed the plain way, one card at a time."""
+    cards = [card(pr, kind, tuple(sorted(topics)), key=f"{kind.value}:{key}") for pr, kind, topics, key, _ in specs]
+    seen = {(c.entry.pr_key, c.key): first for c, (*_, first) in zip(cards, specs) if first is not None}
+    topic_order = ("y", "x")
+
+    def unit(c: Card) -> tuple[str, str]:
+        return (c.entry.pr_key, c.key if c.kind == CardKind.GLOSSARY else "")
+
+    units = list(dict.fromkeys(unit(c) for c in cards))
+
+    def key(i: int) -> tuple[float, int, int, int, int, int]:
+        c = cards[i]
+        generation = min(seen.get((d.entry.pr_key, d.key), float("inf")) for d in cards if unit(d) == unit(c))
+        topic = min((topic_order.index(t.removeprefix("topic::")) for t in c.tags if t.removeprefix("topic::") in
+                     topic_order), default=len(topic_order))
+        return (generation, topic, 0 if c.kind == CardKind.GLOSSARY else 1, units.index(unit(c)), KIND_RANK[c.kind.value], i)
+
+    assert study_order(cards, topic_order, seen) == [cards[i] for i in sorted(range(len(cards)), key=key)]
