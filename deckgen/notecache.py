@@ -58,6 +58,7 @@ class NoteMaker:
     def __init__(self, taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool = True) -> None:
         self.taxonomy, self.glossary = taxonomy, glossary
         self._store = _open_store(cache, taxonomy, glossary)
+        self._unsaved: list[EntryNotes] = []
 
     def missing(self, entries: Sequence[Entry]) -> list[int]:
         """The indexes of the *entries* with nothing stored (what is stored may still turn out damaged)."""
@@ -75,15 +76,22 @@ class NoteMaker:
         *made* is :meth:`encoded` of them by a worker process, when one made them.
         """
         found = _decode(made, review.entry) if made else None
-        if found is None:
-            found = self._make(review, cards)
-            made = _encode(found) if self._store.enabled else None
-        if made is not None:
+        if found is not None and made is not None:
             self._store.put(review.entry.content_key, made)
+        else:
+            found = self._make(review, cards)
+            if self._store.enabled:
+                self._unsaved.append(found)
         return found
 
     def close(self) -> None:
         """Write what is pending to the notes cache; it misses from now on."""
+        # What this process made is encoded here, after the others, not as each is made: the pickling's
+        # short-lived objects, made amid the build's long-lived ones, left the heap with holes it kept (a cold
+        # build of 10,000 entries peaked at 392 MB instead of 354 MB, the same time either way).
+        for notes in self._unsaved:
+            self._store.put(notes.review.entry.content_key, _encode(notes))
+        self._unsaved.clear()
         self._store.close()
 
     def __enter__(self) -> NoteMaker:
