@@ -82,6 +82,11 @@ class EntryStore:
             self._off()
             return {}
 
+    def missing(self, keys: Sequence[str]) -> list[int]:
+        """The positions in *keys* of those not stored (one query for every stored key)."""
+        stored = self.keys()
+        return [i for i, key in enumerate(keys) if key not in stored]
+
     def keys(self) -> frozenset[str]:
         """Every stored key, in one query (a build asks about each of its entries)."""
         if self._db is None:

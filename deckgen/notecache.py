@@ -62,8 +62,7 @@ class NoteMaker:
 
     def missing(self, entries: Sequence[Entry]) -> list[int]:
         """The indexes of the *entries* with nothing stored (what is stored may still turn out damaged)."""
-        stored = self._store.keys()
-        return [i for i, entry in enumerate(entries) if entry.content_key not in stored]
+        return self._store.missing([e.content_key for e in entries])
 
     def stored(self, entries: Sequence[Entry]) -> Iterator[EntryNotes | None]:
         """What is stored of each of *entries*, in their order; None where nothing intact is."""

@@ -121,8 +121,8 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
         wanted = maker.missing(entries)
         with result_stream(entries, wanted, cache=cache, jobs=jobs, progress=progress,
                            companion=maker.encoded) as stream:
-            unwanted = set(wanted)
-            have = [i for i in range(len(entries)) if i not in unwanted]
+            to_make = set(wanted)
+            have = [i for i in range(len(entries)) if i not in to_make]
             damaged = []
             for index, stored in zip(have, maker.stored([entries[i] for i in have])):
                 if stored is None:

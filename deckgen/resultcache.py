@@ -105,8 +105,8 @@ class ResultCache:
 
     def missing(self, entries: Sequence[Entry], among: Iterable[int]) -> list[int]:
         """The indexes *among* those of *entries* not in the cache (those in it :meth:`get_many` may still find damaged)."""
-        stored = self.store.keys()
-        return [i for i in among if entries[i].content_key not in stored]
+        among = list(among)
+        return [among[i] for i in self.store.missing([entries[i].content_key for i in among])]
 
     def get_many(self, entries: Sequence[Entry]) -> Iterator[Result | None]:
         """The cached review and cards of each of *entries* (with the entry itself in them), or ``None``."""

@@ -22,7 +22,7 @@ from .errors import DeckgenError, UnknownTopic
 from .gate import anki_cards
 from .markup import escape
 from .order import NEW, positions_in_order
-from .lock import BuiltNote, Lock
+from .lock import BuiltNote, Lock, LockedNote
 from .package import DeckPlan, write_decks
 from .topics import Taxonomy, Topic, card_topics
 from .types import Card, CardKind, Entry
@@ -139,16 +139,20 @@ def _plan(cards: Sequence[Card], topic_order: Sequence[str], lock: Lock, *, deck
     positions = positions_in_order(cards, topic_order, [NEW if n is None else n.first_seen for n in locked])
     ordered = [cards[i] for i in positions]
     count = sum(anki_cards(c) for c in ordered)  # once: the description and the build's report both need it
-    latest = lock.latest()
-    changed = max((n.changed for n in locked if n is not None), default=latest)  # as content_time(ordered, lock)
-    description = describe(ordered, scope=scope, command=command, content_time=changed, card_count=count)
-    return DeckPlan(ordered, deck_name=deck_name, timestamp=latest, lock=lock, description=description,
+    description = describe(ordered, scope=scope, command=command, content_time=_last_change(locked, lock),
+                           card_count=count)
+    return DeckPlan(ordered, deck_name=deck_name, timestamp=lock.latest(), lock=lock, description=description,
                     notes=[notes[i] for i in positions] if notes else (), card_count=count)
 
 
 def content_time(cards: Sequence[Card], lock: Lock) -> int:
     """When the content of *cards* last changed, from the lock (never the wall clock)."""
-    times = [note.changed for c in cards if (note := lock.note_for(c.entry.pr_key, c.key)) is not None]
+    return _last_change([lock.note_for(c.entry.pr_key, c.key) for c in cards], lock)
+
+
+def _last_change(locked: Sequence[LockedNote | None], lock: Lock) -> int:
+    """:func:`content_time` of the cards whose lock notes are *locked* (None: not in the lock yet)."""
+    times = [note.changed for note in locked if note is not None]
     return max(times) if times else lock.latest()
 
 
