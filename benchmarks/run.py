@@ -45,8 +45,9 @@ sys.path.insert(0, str(HERE))
 from make_corpus import write_corpus  # noqa: E402
 
 NEW_FILE_ENTRIES = 50
-ENTRY_CACHES = ("results", "notes")
-"""The per-entry caches a cold build starts without (see deckgen.resultcache and deckgen.notecache)."""
+ENTRY_CACHES = ("results", "notes", "locks")
+"""The caches a cold build starts without and a +1 file build starts from as the build before left them (see
+deckgen.resultcache, deckgen.notecache and deckgen.lockmemo)."""
 
 
 @dataclass

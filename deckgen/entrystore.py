@@ -27,7 +27,7 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .cache import private_cache_dir
@@ -96,6 +96,18 @@ class EntryStore:
         except sqlite3.Error:
             self._off()
             return frozenset()
+
+    def discard(self, keys: Iterable[str]) -> None:
+        """Remove *keys* (and what is pending for them) now."""
+        keys = set(keys)
+        self._pending = [(key, data) for key, data in self._pending if key not in keys]
+        if self._db is None or not self._writable or not keys:
+            return
+        try:
+            with self._db:
+                self._db.executemany("DELETE FROM entries WHERE key = ?", [(key,) for key in sorted(keys)])
+        except sqlite3.Error:
+            self._off()
 
     def put(self, key: str, data: bytes) -> None:
         """Store *data* under *key* (written in batches, and by :meth:`close`)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from json.encoder import encode_basestring
@@ -137,6 +137,21 @@ class LockedNote:
     def sides(self) -> Sides:
         return Sides.of(self.pr, self.key, self.kind, named_fields(self.model, self.fields))
 
+    def __getattr__(self, name: str) -> Any:
+        # Called only for what is not set: a note recalled from a lock memo (recalled_note) has its lock line
+        # instead of its fields and tags, which a build reads of the few notes that changed or went; read here.
+        line = self.__dict__.get("_line") if name in ("fields", "tags") else None
+        if line is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        data = json.loads(line)
+        self.__dict__.update(fields=tuple(data["fields"]), tags=tuple(data["tags"]))
+        return self.__dict__[name]
+
+    def memo_row(self) -> tuple[Any, ...]:
+        """All of the note but its fields and tags, for :func:`recalled_note`."""
+        return (self.guid, self.pr, self.key, self.kind, self.model, self.nid, self.hash, self.first_seen, self.changed,
+                self.obsolete_version, self.obsolete_since)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "guid": self.guid, "pr": self.pr, "key": self.key, "kind": self.kind, "model": self.model,
@@ -152,6 +167,9 @@ class LockedNote:
         (a lock line per note; 50,000 notes took 0.40 s, now 0.23 s).  Keys in sorted order, as ``sort_keys`` gives;
         strings through the encoder's own escaping (``ensure_ascii=False``); the tests hold it equal to the encoder.
         """
+        line = self.__dict__.get("_line")
+        if line is not None:  # a recalled note, unchanged since its line was written
+            return line.decode("utf-8")
         text = _json_string
         obsolete = ("" if self.obsolete_version is None else
                     f'"obsolete": {{"since": {_json_int(self.obsolete_since)}, "version": {self.obsolete_version:d}}}, ')
@@ -184,6 +202,23 @@ class LockedNote:
 
 _LOCK_ORDER = attrgetter("pr", "key", "guid")
 """The order of the notes in a lock file."""
+
+
+def _line_bytes(note: LockedNote) -> bytes:
+    """:meth:`LockedNote.json_line` in UTF-8 (a recalled note's line as it was read)."""
+    line = note.__dict__.get("_line")
+    return line if line is not None else note.json_line().encode("utf-8")
+
+
+def recalled_note(row: tuple[Any, ...], line: bytes) -> LockedNote:
+    """The note of *row* (its :meth:`~LockedNote.memo_row`) and its *line* in the lock file, which must be its
+    :meth:`~LockedNote.json_line`: its fields and tags are read from the line when asked for, and the line is
+    written back as it is while the note is unchanged."""
+    guid, pr, key, kind, model, nid, hash_, first_seen, changed, obsolete_version, obsolete_since = row
+    note = _new_note(LockedNote)
+    note.__dict__.update(guid=guid, pr=pr, key=key, kind=kind, model=model, nid=nid, hash=hash_, first_seen=first_seen,
+                         changed=changed, obsolete_version=obsolete_version, obsolete_since=obsolete_since, _line=line)
+    return note
 
 
 @dataclass(frozen=True)
@@ -220,6 +255,10 @@ class Lock:
     def _nids(self) -> frozenset[int]:
         return frozenset(n.nid for n in self.notes)
 
+    def has_no_repeats(self) -> bool:
+        """No two notes share a GUID or a note id (a bad merge of the lock file can make them)."""
+        return len(self._guids) == len(self.notes) == len(self._nids)
+
     def note_for(self, pr: str, key: str) -> LockedNote | None:
         return self._by_identity.get((pr, key))
 
@@ -229,23 +268,27 @@ class Lock:
         times.extend(s.changed for s in self.notetypes.values())
         return max(times, default=0)
 
+    def notes_in_file_order(self) -> Sequence[LockedNote]:
+        """The notes in the order :meth:`to_text` lists them, a line each."""
+        return self.notes if self.in_lock_order else sorted(self.notes, key=_LOCK_ORDER)
+
     def to_text(self) -> str:
         """Stable JSON: sorted keys, one note per line (sorted by PR and key), a final newline."""
-        return "".join(self.text_chunks())
+        return b"".join(self.byte_chunks()).decode("utf-8")
 
-    def text_chunks(self) -> Iterator[str]:
-        """:meth:`to_text` a thousand notes at a time: a lock of 100,000 PRs is half a gigabyte of text (and a
-        write per note cost more than the writing)."""
+    def byte_chunks(self) -> Iterator[bytes]:
+        """:meth:`to_text` in UTF-8, a thousand notes at a time: a lock of 100,000 PRs is half a gigabyte of text
+        (and a write per note cost more than the writing)."""
         line = _STABLE_JSON
-        notes = self.notes if self.in_lock_order else sorted(self.notes, key=_LOCK_ORDER)
+        notes = self.notes_in_file_order()
         types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
                  for mid, s in sorted(self.notetypes.items())}
-        yield f'{{\n"format": {LOCK_FORMAT},\n"notes": ['
+        yield f'{{\n"format": {LOCK_FORMAT},\n"notes": ['.encode()
         for start in range(0, len(notes), _NOTES_PER_CHUNK):
-            yield ("," if start else "") + "\n" + ",\n".join(n.json_line() for n in notes[start:start + _NOTES_PER_CHUNK])
-        yield ("\n]" if notes else "]") + ",\n"
-        yield '"notetypes": {' + ",".join(f"\n{line(k)}: {line(v)}" for k, v in types.items()) + ("\n}" if types else "}")
-        yield f',\n"schema": {self.schema},\n"version": {self.version}\n}}\n'
+            yield (b"," if start else b"") + b"\n" + b",\n".join(map(_line_bytes, notes[start:start + _NOTES_PER_CHUNK]))
+        yield b"\n]" if notes else b"]"
+        yield (",\n" + '"notetypes": {' + ",".join(f"\n{line(k)}: {line(v)}" for k, v in types.items())
+               + ("\n}" if types else "}") + f',\n"schema": {self.schema},\n"version": {self.version}\n}}\n').encode("utf-8")
 
     @classmethod
     def from_text(cls, text: str, path: Path) -> Lock:
@@ -334,7 +377,7 @@ def _plain_note(data: object) -> LockedNote | None:
 def _refuse_repeats(lock: Lock, text: str, path: Path, fix: str) -> None:
     """Two notes with one GUID or one note id (a bad merge of the lock file) cannot both be in a deck."""
     notes = lock.notes
-    if len(lock._guids) == len(notes) == len(lock._nids):
+    if lock.has_no_repeats():
         return  # the usual case, told by set sizes alone; the search below names the line of a repeat
     for name, attribute in (("GUID", "guid"), ("note id", "nid")):
         seen: set[object] = set()
@@ -348,8 +391,11 @@ def _refuse_repeats(lock: Lock, text: str, path: Path, fix: str) -> None:
             seen.add(value)
 
 
-def read_lock(path: Path) -> Lock | None:
-    """The lock file at *path*, or None when there is none yet (the first build)."""
+def read_lock(path: Path, recall: Callable[[Path, bytes], Lock | None] | None = None) -> Lock | None:
+    """The lock file at *path*, or None when there is none yet (the first build).
+
+    *recall* (see :mod:`deckgen.lockmemo`) may know the lock from the file's bytes without parsing them.
+    """
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -357,6 +403,9 @@ def read_lock(path: Path) -> Lock | None:
     except OSError as exc:
         raise DeckgenError(f"{path}: cannot read the lock file ({exc.strerror or exc}); "
                            "make it readable, or build to another output") from None
+    recalled = recall(Path(path), data) if recall else None
+    if recalled is not None:
+        return recalled
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -33,6 +33,7 @@ from .defaults import DEFAULT_DECK_NAME
 from .errors import OutputError
 from .markup import cloze_to_html, escape, sanitize_html, to_html
 from .lock import FIELD_NAMES, BuiltNote, Lock, LockedNote, lock_path_for
+from .lockmemo import LockMemo, lock_hasher
 from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model
 from .types import Card, CardKind
 
@@ -188,12 +189,14 @@ def _model_id(card: Card) -> int:
     return CLOZE_MODEL_ID if card.kind == CardKind.CLOZE else QA_MODEL_ID
 
 
-def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None) -> Path:
+def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None,
+               memo: LockMemo | None = None) -> Path:
     """Write *plan* to *output* atomically and reproducibly; return the path written.
 
     *also* maps further files to their new bytes: they are replaced together
     with the deck, or, if the build is interrupted, none is.  The plan's lock
-    (if any) is one of them, at :func:`~deckgen.lock.lock_path_for` *output*.
+    (if any) is one of them, at :func:`~deckgen.lock.lock_path_for` *output*;
+    *memo* then remembers it, so the next build need not parse it.
     """
     output = Path(output)
     if output.is_dir():
@@ -203,12 +206,16 @@ def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | Non
     with atomic_files() as staging:
         with staging.open(output) as handle:
             _write_apkg_to(plan, handle, scratch=output.parent)
+        digest = lock_hasher()
         if plan.lock is not None:
             with staging.open(lock_path_for(output)) as handle:
-                for chunk in plan.lock.text_chunks():
-                    handle.write(chunk.encode("utf-8"))
+                for chunk in plan.lock.byte_chunks():
+                    digest.update(chunk)
+                    handle.write(chunk)
         for path, content in sorted((also or {}).items()):
             staging.write_bytes(path, content)
+    if memo is not None and plan.lock is not None:
+        memo.remember(lock_path_for(output), plan.lock, digest.hexdigest())
     return output
 
 

@@ -17,6 +17,7 @@ from .gate import anki_cards
 from .lint import review_findings
 from .notecache import EntryNotes, NoteMaker
 from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
+from .lockmemo import LockMemo
 from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
 from .parse import read_corpus
@@ -201,7 +202,8 @@ def prepare_build(
     """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
     output = Path(output)
     corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
-    old = read_lock(lock_path_for(output))
+    with LockMemo.open(cache) as memo:
+        old = read_lock(lock_path_for(output), memo.recall)
     stamp = build_timestamp() if timestamp is None else timestamp
     notes = corpus.built_notes()
     update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
@@ -242,7 +244,8 @@ def build_deck(
                              taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
     clock = StageClock()
     with clock.measure("write"):
-        write_apkg(prepared.plan, prepared.output)
+        with LockMemo.open(cache) as memo:
+            write_apkg(prepared.plan, prepared.output, memo=memo)
     clock.report(progress, {"write": str(prepared.output)})
     return prepared.report()
 
