@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .entrystore import EntryStore
 from .lock import LOCK_FORMAT, Lock, NoteTypeState, recalled_note
@@ -30,10 +32,19 @@ from .resultcache import encode_payload, intact_payload, source_version
 
 MEMO_MODULES = ("lockmemo",)
 """This module and what it imports (the lock module's line format above all)."""
+_NOTES_PER_ROW = 8192
+_CHUNK_MARK = "\0"
+"""Between a lock file's path and the number of a chunk of its notes, in a key (no path holds it)."""
 KEPT = 8
 """Lock files remembered: a user's few decks, not every output a test or benchmark ever built."""
-_HEAD = (b"{", f'"format": {LOCK_FORMAT},'.encode(), b'"notes": [')
-"""The lines before the first note's, as :meth:`~deckgen.lock.Lock.text_chunks` writes them."""
+_HEAD = (f'{{\n"format": {LOCK_FORMAT}'.encode(), b'"notes": [\n')
+"""A lock file's text before its first ",\\n", and before its first note's line (see :meth:`~deckgen.lock.Lock.byte_chunks`)."""
+
+
+@lru_cache(maxsize=1)
+def memo_version() -> str | None:
+    """A digest of the source of this module and of what it imports (the lock file's line format above all)."""
+    return source_version(Path(__file__).resolve().parent, MEMO_MODULES)
 
 
 def lock_hasher() -> hashlib._Hash:
@@ -56,28 +67,35 @@ class LockMemo:
     @classmethod
     def open(cls, enabled: bool = True) -> LockMemo:
         """The memo in this user's cache folder (an off one when that is off, unsafe or unusable)."""
-        version = source_version(Path(__file__).resolve().parent, MEMO_MODULES) if enabled else None
-        return cls(EntryStore.open("locks", version))
+        return cls(EntryStore.open("locks", memo_version() if enabled else None))
 
     def recall(self, path: Path, data: bytes) -> Lock | None:
         """The lock whose file at *path* holds *data*, if this memo has it (else None: parse the file)."""
-        stored = self._store.get(_key(path)) if self._store.enabled else None
-        payload = intact_payload(stored) if stored else None
-        if payload is None:
+        key = _key(path)
+        header = self._load(self._store.get(key)) if self._store.enabled else None
+        if not (isinstance(header, tuple) and len(header) == 5):
             return None
-        try:
-            digest, version, schema, notetypes, rows = pickle.loads(payload)
-        except Exception:  # written by a deckgen whose classes had another shape: a miss
+        digest, version, schema, notetypes, sizes = header
+        if digest != lock_digest(data) or not sizes:
             return None
-        if digest != lock_digest(data) or not rows:
+        rows: list[tuple[Any, ...]] = []
+        for index, stored in enumerate(self._store.get_many([_chunk_key(key, i) for i in range(len(sizes))])):
+            chunk = self._load(stored)
+            if not (isinstance(chunk, tuple) and chunk[:2] == (digest, index) and len(chunk[2]) == sizes[index]):
+                return None
+            rows.extend(chunk[2])
+        # The file is the very text that build wrote (the digest says so): after the format line, a note a line,
+        # each but the last ending in a comma.  Split at ",\n" (a JSON string holds no raw newline): one copy.
+        head, before_first = _HEAD
+        parts = data.split(b",\n", len(rows))
+        if len(parts) != len(rows) + 1 or parts[0] != head or not parts[1].startswith(before_first):
             return None
-        # The file is the very text that build wrote (the digest says so): its lines are where it put them.
-        lines = data.split(b"\n", len(rows) + len(_HEAD))
-        last = len(_HEAD) + len(rows) - 1
-        if tuple(lines[:len(_HEAD)]) != _HEAD or not lines[last + 1].startswith(b"]"):
+        parts[1] = parts[1][len(before_first):]
+        parts[-1], _, tail = parts[-1].partition(b"\n]")
+        if not tail.startswith(b",\n") or b"\n" in parts[-1]:  # the last note's line, and only it
             return None
-        notes = [recalled_note(row, line[:-1]) for row, line in zip(rows, lines[len(_HEAD):last])]
-        notes.append(recalled_note(rows[-1], lines[last]))
+        del parts[0]
+        notes = list(map(recalled_note, rows, parts))
         lock = Lock(version, schema, tuple(notes),
                     {mid: NoteTypeState(hash_, shape, changed) for mid, hash_, shape, changed in notetypes},
                     in_lock_order=True)
@@ -88,15 +106,37 @@ class LockMemo:
         """Keep *lock*, which was just written to *path* as the bytes of *digest* (:func:`lock_digest`)."""
         if not self._store.enabled:
             return
-        rows = [note.memo_row() for note in lock.notes_in_file_order()]
-        notetypes = [(mid, s.hash, s.shape, s.changed) for mid, s in sorted(lock.notetypes.items())]
         key = _key(path)
-        self._store.put(key, encode_payload(pickle.dumps((digest, lock.version, lock.schema, notetypes, rows),
-                                                         protocol=pickle.HIGHEST_PROTOCOL)))
+        notes = lock.notes_in_file_order()
+        sizes = []
+        # A chunk of notes a row, each written at once: the rows of 520,000 notes (100,000 PRs) held at once, and
+        # their pickle, raised that build's memory peak past its budget.
+        for index, start in enumerate(range(0, len(notes), _NOTES_PER_ROW)):
+            rows = [note.memo_row() for note in notes[start:start + _NOTES_PER_ROW]]
+            self._store.put(_chunk_key(key, index), _dump((digest, index, rows)))
+            self._store.flush()
+            sizes.append(len(rows))
+        notetypes = [(mid, s.hash, s.shape, s.changed) for mid, s in sorted(lock.notetypes.items())]
+        self._store.put(key, _dump((digest, lock.version, lock.schema, notetypes, sizes)))
         self._store.flush()
-        others = self._store.keys() - {key}
-        if len(others) >= KEPT:
-            self._store.discard(others)
+        mine = {key, *(_chunk_key(key, i) for i in range(len(sizes)))}
+        by_path: dict[str, set[str]] = {}
+        for stored in self._store.keys():
+            by_path.setdefault(stored.split(_CHUNK_MARK)[0], set()).add(stored)
+        stale = by_path.pop(key, set()) - mine  # chunks of a longer lock this file held before
+        if len(by_path) >= KEPT:
+            stale.update(*by_path.values())
+        self._store.discard(stale)
+
+    @staticmethod
+    def _load(stored: bytes | None) -> object:
+        payload = intact_payload(stored) if stored else None
+        if payload is None:
+            return None
+        try:
+            return pickle.loads(payload)
+        except Exception:  # written by a deckgen whose classes had another shape: a miss
+            return None
 
     def close(self) -> None:
         self._store.close()
@@ -110,3 +150,11 @@ class LockMemo:
 
 def _key(path: Path) -> str:
     return str(Path(path).resolve())
+
+
+def _chunk_key(key: str, index: int) -> str:
+    return f"{key}{_CHUNK_MARK}{index}"
+
+
+def _dump(value: object) -> bytes:
+    return encode_payload(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))

@@ -8,6 +8,7 @@ import tempfile
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +18,7 @@ from conftest import write_seed
 from deckgen import build_deck
 from deckgen.errors import DeckgenError
 from deckgen.lock import Lock, LockedNote, lock_path_for, read_lock, reconcile
+from deckgen import lockmemo
 from deckgen.lockmemo import KEPT, LockMemo, lock_digest
 from deckgen.resultcache import encode_payload
 from test_lock import _BUILT, TYPES, first_lock
@@ -92,31 +94,54 @@ def _put_memo_row(cache_dir: Path, key: str, data: bytes) -> None:
         db.execute("UPDATE entries SET data = ? WHERE key = ?", (data, key))
 
 
-@pytest.mark.parametrize("damage", ["garbage", "other shape", "other lock", "fewer notes"])
+@pytest.mark.parametrize("damage", ["garbage header", "garbage chunk", "other shape", "other lock",
+                                    "chunk of another lock", "fewer notes"])
 def test_a_damaged_or_stale_memo_is_a_miss_never_a_wrong_lock(damage: str, seeds: Path, cache_dir: Path,
                                                                tmp_path: Path, parses: list[Path]) -> None:
     deck = tmp_path / "out" / "deck.apkg"
     build_deck([seeds], deck, timestamp=T0)
     path = lock_path_for(deck)
-    [(key, row)] = _memo_rows(cache_dir).items()
-    digest = lock_digest(path.read_bytes())
+    stored = _memo_rows(cache_dir)
+    [header] = [key for key in stored if "\0" not in key]
+    chunk = header + "\0" + "0"
     lock = read_lock(path)
-    assert lock is not None
+    assert lock is not None and len(stored) == 2  # a header and one chunk of notes
+    digest = lock_digest(path.read_bytes())
+    other = first_lock()
+    other_digest = lock_digest(b"".join(other.byte_chunks()))
     rows = [n.memo_row() for n in lock.notes]
-    if damage == "other lock":  # what the memo knew of another text of this file
-        other = first_lock()
-        payload = encode_payload(pickle.dumps((lock_digest(b"".join(other.byte_chunks())), other.version,
-                                               other.schema, [], [n.memo_row() for n in other.notes])))
-    elif damage == "fewer notes":  # the file's digest, with rows that do not fit its lines
-        payload = encode_payload(pickle.dumps((digest, lock.version, lock.schema, [], rows[:-1])))
-    else:
-        payload = {"garbage": row[:40] + b"\0" * 64 + row[104:],
-                   "other shape": encode_payload(pickle.dumps(7))}[damage]
-    _put_memo_row(cache_dir, key, payload)
+    damaged = {
+        "garbage header": {header: stored[header][:40] + b"\0" * 64 + stored[header][104:]},
+        "garbage chunk": {chunk: stored[chunk][:40] + b"\0" * 64 + stored[chunk][104:]},
+        "other shape": {header: encode_payload(pickle.dumps(7))},
+        "other lock": {header: encode_payload(pickle.dumps((other_digest, 1, 1, [], [len(other.notes)]))),
+                       chunk: encode_payload(pickle.dumps((other_digest, 0, [n.memo_row() for n in other.notes])))},
+        "chunk of another lock": {chunk: encode_payload(pickle.dumps((other_digest, 0, rows)))},
+        # The file's digest, with rows that do not fit its lines.
+        "fewer notes": {header: encode_payload(pickle.dumps((digest, lock.version, lock.schema, [], [len(rows) - 1]))),
+                        chunk: encode_payload(pickle.dumps((digest, 0, rows[:-1])))},
+    }[damage]
+    for key, data in damaged.items():
+        _put_memo_row(cache_dir, key, data)
     parses.clear()
     with LockMemo.open() as memo:
         assert read_lock(path, memo.recall) == lock
     assert parses == [path]
+
+
+def test_a_long_lock_is_kept_in_chunks_and_a_shorter_one_leaves_none_behind(tmp_path: Path, cache_dir: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lockmemo, "_NOTES_PER_ROW", 3)
+    longer = first_lock()  # 4 notes: two chunks
+    shorter = Lock(longer.version, longer.schema, longer.notes[:2], longer.notetypes)
+    path = tmp_path / "deck.lock.json"
+    with LockMemo.open() as memo:
+        for lock, rows in ((longer, 3), (shorter, 2)):
+            written = b"".join(lock.byte_chunks())
+            path.write_bytes(written)
+            memo.remember(path, lock, lock_digest(written))
+            assert len(_memo_rows(cache_dir)) == rows  # the header and each chunk
+            assert memo.recall(path, written) == lock
 
 
 @settings(max_examples=40, deadline=None)
@@ -127,7 +152,8 @@ def test_a_recalled_lock_is_the_parsed_lock_through_any_builds(builds: list[tupl
                                                               data: st.DataObject) -> None:
     """Build after build (new, changed, re-keyed, obsolete and pruned notes), the lock recalled from the memo equals
     the parsed one, notes' fields and tags included, and the next lock made from either is the same text."""
-    with tempfile.TemporaryDirectory() as folder, LockMemo.open() as memo:
+    with tempfile.TemporaryDirectory() as folder, LockMemo.open() as memo, \
+            mock.patch.object(lockmemo, "_NOTES_PER_ROW", 3):  # notes in several chunks
         path = Path(folder) / "deck.lock.json"
         recalled: Lock | None = None
         parsed: Lock | None = None
