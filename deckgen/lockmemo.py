@@ -61,13 +61,21 @@ def lock_digest(data: bytes) -> str:
 class LockMemo:
     """Lock files by path, as the builds that wrote them knew them; a memo opened off recalls nothing."""
 
-    def __init__(self, store: EntryStore) -> None:
-        self._store = store
+    def __init__(self, enabled: bool = True) -> None:
+        self._enabled = enabled
+        self._opened: EntryStore | None = None
 
     @classmethod
     def open(cls, enabled: bool = True) -> LockMemo:
         """The memo in this user's cache folder (an off one when that is off, unsafe or unusable)."""
-        return cls(EntryStore.open("locks", memo_version() if enabled else None))
+        return cls(enabled)
+
+    @property
+    def _store(self) -> EntryStore:
+        # Opened when first asked: a first build, with no lock file to recall, opens it only to remember one.
+        if self._opened is None:
+            self._opened = EntryStore.open("locks", memo_version() if self._enabled else None)
+        return self._opened
 
     def recall(self, path: Path, data: bytes) -> Lock | None:
         """The lock whose file at *path* holds *data*, if this memo has it (else None: parse the file)."""
@@ -139,7 +147,8 @@ class LockMemo:
             return None
 
     def close(self) -> None:
-        self._store.close()
+        if self._opened is not None:
+            self._opened.close()
 
     def __enter__(self) -> LockMemo:
         return self
