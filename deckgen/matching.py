@@ -39,6 +39,11 @@ def fold(text: str) -> str:
 
 def keyword_pattern(keyword: str) -> re.Pattern[str]:
     """A regex finding *keyword* in folded text under the rules above."""
+    # IGNORECASE as well, so the pattern also finds the keyword in text that is only NFKC-normalised.
+    return re.compile(_keyword_regex(keyword), re.IGNORECASE)
+
+
+def _keyword_regex(keyword: str) -> str:
     folded = fold(keyword).strip()
     first, *rest = map(re.escape, _SPACE_RE.split(folded))
     if re.match(_WORD, folded):
@@ -48,8 +53,7 @@ def keyword_pattern(keyword: str) -> re.Pattern[str]:
     body = r"[\s\-_]*".join([first, *rest])
     if re.match(_WORD, folded[-1:]):
         body += rf"(?!{_WORD})"
-    # IGNORECASE as well, so the pattern also finds the keyword in text that is only NFKC-normalised.
-    return re.compile(body, re.IGNORECASE)
+    return body
 
 
 @dataclass(frozen=True)
@@ -57,19 +61,31 @@ class Keywords:
     """A set of keywords, compiled once."""
 
     words: tuple[str, ...]
-    _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _compiled: list[re.Pattern[str] | None] = field(init=False, repr=False, compare=False)
     _needles: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
     _any_part: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_patterns", tuple(keyword_pattern(w) for w in self.words))
+        # Each keyword's pattern is compiled when first searched with: most keywords are in no text a build
+        # reads, and compiling the taxonomy's and glossary's 700 took a twentieth of a build of seeds/.
+        object.__setattr__(self, "_compiled", [None] * len(self.words))
         object.__setattr__(self, "_needles", tuple(_needles(w) for w in self.words))
         # One search says "no part of any keyword is here" (the usual answer) at C speed.
         parts = sorted({p for parts in self._needles for p in parts}, key=lambda p: (-len(p), p))
         usable = parts and all(self._needles) and all(parts)
         object.__setattr__(self, "_any_part", re.compile("|".join(map(re.escape, parts))) if usable else None)
 
+    def pattern(self, index: int) -> re.Pattern[str]:
+        """:func:`keyword_pattern` of the keyword at *index* (compiled once)."""
+        compiled = self._compiled[index]
+        if compiled is None:
+            compiled = self._compiled[index] = keyword_pattern(self.words[index])
+        return compiled
+
     def _candidates(self, folded_text: str) -> Sequence[re.Pattern[str]]:
+        return [self.pattern(k) for k in self._candidate_indexes(folded_text)]
+
+    def _candidate_indexes(self, folded_text: str) -> Sequence[int]:
         """The patterns that can match *folded_text*: every part of the keyword is in it verbatim.
 
         A plain substring test is much cheaper than a regex search, and most
@@ -79,32 +95,31 @@ class Keywords:
         the dotless ``ı`` (checked over all of Unicode), so text or a keyword with
         a ``ı`` is not pre-filtered.
         """
-        if not self._patterns:
+        if not self.words:
             return ()
         if _DOTLESS_I in folded_text:
-            return self._patterns
+            return range(len(self.words))
         if self._any_part is not None and self._any_part.search(folded_text) is None:
             return ()
         found = []
-        for pattern, parts in zip(self._patterns, self._needles):
+        for index, parts in enumerate(self._needles):
             for part in parts:
                 if part not in folded_text:
                     break
             else:
-                found.append(pattern)
+                found.append(index)
         return found
 
     def hits(self, folded_text: str) -> int:
         """How many times the keywords occur in *folded_text* (already :func:`fold`-ed)."""
-        if not self._patterns:  # most topics have no summary-only keywords and no exclusions
+        if not self.words:  # most topics have no summary-only keywords and no exclusions
             return 0
         candidates = self._candidates(folded_text)
         return sum(len(p.findall(folded_text)) for p in candidates) if candidates else 0
 
     def found(self, folded_text: str) -> tuple[str, ...]:
         """The keywords (as written) that occur in *folded_text*."""
-        possible = set(self._candidates(folded_text))
-        return tuple(w for w, p in zip(self.words, self._patterns) if p in possible and p.search(folded_text))
+        return tuple(self.words[k] for k in self._candidate_indexes(folded_text) if self.pattern(k).search(folded_text))
 
     def blank(self, text: str) -> str:
         """*text* (NFKC-normalised, case kept) with every keyword occurrence replaced by a space."""
@@ -146,8 +161,7 @@ class KeywordIndex:
         # In folded text, IGNORECASE equates no two characters but i and ı (checked over all of Unicode, see
         # the tests): without a ı in the text or the keyword, the pattern without IGNORECASE finds the same
         # matches, and finds an ASCII keyword several times faster.
-        self._exact = {(s, k): pattern if (s, k) in self._always else re.compile(pattern.pattern)
-                       for s, keywords in enumerate(self.sets) for k, pattern in enumerate(keywords._patterns)}
+        self._exact: dict[tuple[int, int], re.Pattern[str]] = {}  # compiled when first needed
         # The finder gives the longest part starting at a position; the parts that are prefixes of it start there too.
         self._prefixes = {part: tuple(p for p in users if part.startswith(p)) for part in users}
         self._finder = re.compile(_trie_pattern(users)) if users else None
@@ -175,19 +189,29 @@ class KeywordIndex:
         if among is not None and not among:  # a taxonomy without exclusions, say
             return {}
         if _DOTLESS_I in folded_text:  # IGNORECASE equates i and ı: every keyword is a candidate
-            candidates = [(s, self.sets[s]._patterns[k]) for s, k in self._parts_needed]
+            candidates = [(s, self.sets[s].pattern(k)) for s, k in self._parts_needed]
         else:
             have: dict[tuple[int, int], int] = {}
             for part in self.parts_in(folded_text) if parts is None else parts:
                 for position in self._users[part]:
                     have[position] = have.get(position, 0) + 1
-            candidates = [(p[0], self._exact[p]) for p, n in have.items() if n == self._parts_needed[p]]
-            candidates += [(p[0], self._exact[p]) for p in self._always]
+            candidates = [(p[0], self._exact_pattern(p)) for p, n in have.items() if n == self._parts_needed[p]]
+            candidates += [(p[0], self._exact_pattern(p)) for p in self._always]
         counts: dict[int, int] = {}
         for s, pattern in candidates:
             if among is None or s in among:
                 counts[s] = counts.get(s, 0) + len(pattern.findall(folded_text))
         return counts
+
+
+    def _exact_pattern(self, position: tuple[int, int]) -> re.Pattern[str]:
+        pattern = self._exact.get(position)
+        if pattern is None:
+            s, k = position
+            keywords = self.sets[s]
+            pattern = self._exact[position] = (keywords.pattern(k) if position in self._always
+                                               else re.compile(_keyword_regex(keywords.words[k])))
+        return pattern
 
 
 _Trie = dict[str, "_Trie"]
