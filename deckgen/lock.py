@@ -204,6 +204,28 @@ _LOCK_ORDER = attrgetter("pr", "key", "guid")
 """The order of the notes in a lock file."""
 
 
+_NOTES_START = f'{{\n"format": {LOCK_FORMAT},\n"notes": ['.encode()
+"""A lock file's text up to its first note's line (see :meth:`Lock.byte_chunks`)."""
+
+
+def note_lines(data: bytes, count: int) -> list[bytes] | None:
+    """The lines of the *count* notes in *data*, a lock file's text exactly as :meth:`Lock.byte_chunks` wrote it
+    (each line as :meth:`LockedNote.json_line`, without its comma); None when *data* does not hold *count* notes.
+
+    One split at ``,\\n`` (no JSON string holds a raw newline): the lines are the only copy of the text made.
+    """
+    head, _, first = _NOTES_START.rpartition(b",\n")
+    parts = data.split(b",\n", count) if count else []
+    if len(parts) != count + 1 or parts[0] != head or not parts[1].startswith(first + b"\n"):
+        return None
+    parts[1] = parts[1][len(first) + 1:]
+    parts[-1], _, tail = parts[-1].partition(b"\n]")
+    if not tail.startswith(b",\n") or b"\n" in parts[-1]:  # the last note's line, and only it
+        return None
+    del parts[0]
+    return parts
+
+
 def _line_bytes(note: LockedNote) -> bytes:
     """:meth:`LockedNote.json_line` in UTF-8 (a recalled note's line as it was read)."""
     line = note.__dict__.get("_line")
@@ -283,7 +305,7 @@ class Lock:
         notes = self.notes_in_file_order()
         types = {str(mid): {"hash": s.hash, "shape": s.shape, "changed": s.changed}
                  for mid, s in sorted(self.notetypes.items())}
-        yield f'{{\n"format": {LOCK_FORMAT},\n"notes": ['.encode()
+        yield _NOTES_START
         for start in range(0, len(notes), _NOTES_PER_CHUNK):
             yield (b"," if start else b"") + b"\n" + b",\n".join(map(_line_bytes, notes[start:start + _NOTES_PER_CHUNK]))
         yield b"\n]" if notes else b"]"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .entrystore import EntryStore
-from .lock import LOCK_FORMAT, Lock, NoteTypeState, recalled_note
+from .lock import Lock, NoteTypeState, note_lines, recalled_note
 from .resultcache import encode_payload, intact_payload, source_version
 
 MEMO_MODULES = ("lockmemo",)
@@ -37,8 +37,6 @@ _CHUNK_MARK = "\0"
 """Between a lock file's path and the number of a chunk of its notes, in a key (no path holds it)."""
 KEPT = 8
 """Lock files remembered: a user's few decks, not every output a test or benchmark ever built."""
-_HEAD = (f'{{\n"format": {LOCK_FORMAT}'.encode(), b'"notes": [\n')
-"""A lock file's text before its first ",\\n", and before its first note's line (see :meth:`~deckgen.lock.Lock.byte_chunks`)."""
 
 
 @lru_cache(maxsize=1)
@@ -92,17 +90,10 @@ class LockMemo:
             if not (isinstance(chunk, tuple) and chunk[:2] == (digest, index) and len(chunk[2]) == sizes[index]):
                 return None
             rows.extend(chunk[2])
-        # The file is the very text that build wrote (the digest says so): after the format line, a note a line,
-        # each but the last ending in a comma.  Split at ",\n" (a JSON string holds no raw newline): one copy.
-        head, before_first = _HEAD
-        parts = data.split(b",\n", len(rows))
-        if len(parts) != len(rows) + 1 or parts[0] != head or not parts[1].startswith(before_first):
+        # The file is the very text that build wrote (the digest says so): its lines are where that build put them.
+        parts = note_lines(data, len(rows))
+        if parts is None:
             return None
-        parts[1] = parts[1][len(before_first):]
-        parts[-1], _, tail = parts[-1].partition(b"\n]")
-        if not tail.startswith(b",\n") or b"\n" in parts[-1]:  # the last note's line, and only it
-            return None
-        del parts[0]
         notes = list(map(recalled_note, rows, parts))
         lock = Lock(version, schema, tuple(notes),
                     {mid: NoteTypeState(hash_, shape, changed) for mid, hash_, shape, changed in notetypes},
