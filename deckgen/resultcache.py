@@ -38,11 +38,10 @@ from typing import TypeGuard
 from .entrystore import EntryStore
 from .types import Card, Entry, Review
 
-FORMAT = b"deckgen-results 1\n"
+FORMAT = b"deckgen-results 2\n"
 EXTRACTION_MODULES = ("units", "segment", "relations", "extract", "cards", "gate")
 """The modules whose output is cached; the modules they import count too (found by reading the source)."""
 _IMPORT_RE = re.compile(r"^\s*from \.(\w*) import ([\w, ()]+)", re.MULTILINE)
-_ENTRY = "entry"
 
 Result = tuple[Review, tuple[Card, ...]]
 
@@ -122,13 +121,28 @@ class ResultCache:
         self.store.close()
 
 
+def _the_entry() -> Entry:
+    """What a payload names in place of its entry: :class:`_Unpickler` gives back the entry it was handed instead."""
+    raise pickle.UnpicklingError("an entry left out of a cached payload, loaded without it")
+
+
 class _Pickler(pickle.Pickler):
+    """Pickles *entry* as a call of :func:`_the_entry`, everything else as usual.
+
+    A reduction for one class in a dispatch table, not ``persistent_id``: the C
+    pickler calls ``persistent_id`` back for every object it saves, strings and
+    ints included, and that was a third of the cost of encoding (a notes row:
+    0.155 ms, 0.095 ms this way); it looks in the dispatch table only for objects of
+    classes it does not pickle itself.
+    """
+
     def __init__(self, file: io.BytesIO, entry: Entry) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._entry = entry
 
-    def persistent_id(self, obj: object) -> str | None:
-        return _ENTRY if obj is self._entry else None
+        def reduce_entry(obj: Entry) -> str | tuple[object, ...]:
+            return (_the_entry, ()) if obj is entry else obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+
+        self.dispatch_table = {Entry: reduce_entry}
 
 
 class _Unpickler(pickle.Unpickler):
@@ -136,10 +150,11 @@ class _Unpickler(pickle.Unpickler):
         super().__init__(file)
         self._entry = entry
 
-    def persistent_load(self, pid: object) -> Entry:
-        if pid != _ENTRY:
-            raise pickle.UnpicklingError(f"unknown reference {pid!r}")
-        return self._entry
+    def find_class(self, module: str, name: str) -> object:
+        if module == __name__ and name == _the_entry.__name__:
+            entry = self._entry  # not self: the unpickler's memo keeps what this returns, and builds pause the cycle collector
+            return lambda: entry
+        return super().find_class(module, name)
 
 
 def encode(entry: Entry, result: Result) -> bytes:
