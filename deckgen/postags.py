@@ -2,9 +2,11 @@
 
 Parsing jieba's 350,000-line ``dict.txt`` for its tags takes about 0.8 s, as
 long as jieba's own start-up, and even a dict of the pairs built from a faster
-format costs 0.3 s (hashing 350,000 new strings).  So the table is kept as the
-sorted words (one string, split on load: 0.05 s) with a tag number per word,
-and looked up by binary search (``bisect``, in C).
+format costs 0.3 s (hashing 350,000 new strings).  A list of the sorted words
+cost 0.16 s to load and 39 MB in every process that looks a tag up, a worker
+among them.  So the table is kept as the sorted words joined into one string,
+where each word starts in it, and a tag number per word, and looked up by
+binary search: 4 MB, three objects to load.
 
 The file sits beside jieba's own cache (the private folder
 :mod:`deckgen.segment` chooses), is named after the dictionary's path, size and
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,15 +26,19 @@ from typing import Any
 
 from .atomic import write_cache_file
 
-_MAGIC = b"deckgen-postags 2\n"
+_MAGIC = b"deckgen-postags 3\n"
+_OFFSET = "I"
+"""The type code of the word starts (4 bytes: the words of a dictionary are far fewer than 4 G characters)."""
 
 
 class TagTable:
-    """word → part-of-speech tag, as sorted words and a tag number for each."""
+    """word → part-of-speech tag: the sorted words in one string, where each starts, and a tag number for each."""
 
-    def __init__(self, names: tuple[str, ...], words: list[str], tags: bytes) -> None:
+    def __init__(self, names: tuple[str, ...], text: str, starts: array[int], tags: bytes) -> None:
         self._names = names
-        self._words = words
+        self._text = text
+        self._starts = starts
+        """Where word *i* starts in the text; one more than there are words, the last the text's length."""
         self._tags = tags
 
     @classmethod
@@ -41,15 +48,24 @@ class TagTable:
             raise ValueError("more than 255 distinct tags")
         number = {name: i for i, name in enumerate(names)}
         words = sorted(pairs)
-        return cls(names, words, bytes(number[pairs[w]] for w in words))
+        starts = array(_OFFSET, [0])
+        for word in words:
+            starts.append(starts[-1] + len(word))
+        return cls(names, "".join(words), starts, bytes(number[pairs[w]] for w in words))
+
+    def __len__(self) -> int:
+        return len(self._tags)
+
+    def _word(self, i: int) -> str:
+        return self._text[self._starts[i]:self._starts[i + 1]]
 
     def get(self, word: str) -> str:
         """The tag of *word*, '' when the dictionary does not have it."""
-        i = bisect_left(self._words, word)
-        return self._names[self._tags[i]] if i < len(self._words) and self._words[i] == word else ""
+        i = bisect_left(range(len(self._tags)), word, key=self._word)
+        return self._names[self._tags[i]] if i < len(self._tags) and self._word(i) == word else ""
 
     def to_bytes(self) -> bytes:
-        payload = marshal.dumps((self._names, "\n".join(self._words), self._tags))
+        payload = marshal.dumps((self._names, self._text, self._starts.tobytes(), self._tags))
         return _MAGIC + hashlib.sha256(payload).digest() + payload
 
     @classmethod
@@ -58,11 +74,13 @@ class TagTable:
         if not data.startswith(_MAGIC) or hashlib.sha256(data[start:]).digest() != data[len(_MAGIC):start]:
             return None
         try:
-            names, blob, tags = marshal.loads(data[start:])
-            words = blob.split("\n")
-            if len(words) != len(tags) or any(t >= len(names) for t in set(tags)):
+            names, text, raw_starts, tags = marshal.loads(data[start:])
+            starts = array(_OFFSET)
+            starts.frombytes(raw_starts)
+            if (len(starts) != len(tags) + 1 or starts[0] != 0 or starts[-1] != len(text)
+                    or not isinstance(text, str) or (tags and max(tags) >= len(names))):
                 return None
-            return cls(tuple(names), words, bytes(tags))
+            return cls(tuple(names), text, starts, bytes(tags))
         except (ValueError, EOFError, TypeError, AttributeError):
             return None
 
