@@ -20,7 +20,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import NamedTuple
 
-import genanki
+from .thirdparty import genanki
 
 _CLOZE_NUMBER_RE = re.compile(r"{{c(\d+)::.+?}}", re.DOTALL)
 

@@ -27,12 +27,11 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
-import genanki
-
 from .defaults import DEFAULT_GRACE
 from .errors import DeckgenError
 from .identity import Sides, pair_cards, pair_prs
 from .notetypes import CLOZE_FIELDS, CLOZE_MODEL_ID, QA_FIELDS, QA_MODEL_ID, SCHEMA_VERSION
+from .thirdparty import genanki
 from .types import short_hash
 
 LOCK_FORMAT = 1

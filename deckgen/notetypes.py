@@ -15,8 +15,7 @@ from functools import lru_cache
 from typing import Any
 from pathlib import Path
 
-import genanki
-
+from .thirdparty import genanki
 from .types import short_hash
 
 SCHEMA_VERSION = 1

@@ -25,8 +25,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-import genanki
-
 from .atomic import atomic_files, scratch_file
 from .collection import NoteRow, PackageDeck, write_collection
 from .defaults import DEFAULT_DECK_NAME
@@ -35,6 +33,7 @@ from .markup import cloze_to_html, escape, sanitize_html, to_html
 from .lock import FIELD_NAMES, BuiltNote, Lock, LockedNote, lock_path_for
 from .lockmemo import LockMemo, lock_hasher
 from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID, cloze_model, qa_model
+from .thirdparty import genanki
 from .types import Card, CardKind
 
 GUID_NAMESPACE = "deckgen/v1"

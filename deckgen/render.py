@@ -13,12 +13,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import genanki
-
 from .gate import anki_cards
 from .markup import deletions
 from .notetypes import CLOZE_FIELDS, QA_FIELDS, cloze_model, qa_model
 from .package import note_fields
+from .thirdparty import genanki
 from .types import Card, CardKind
 
 _SECTION_RE = re.compile(r"\{\{([#^])\s*([^}]+?)\s*\}\}(.*?)\{\{/\s*\2\s*\}\}", re.S)

@@ -33,7 +33,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from .entrystore import EntryStore
 from .types import Card, Entry, Review
@@ -139,7 +139,7 @@ class _Pickler(pickle.Pickler):
     def __init__(self, file: io.BytesIO, entry: Entry) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
 
-        def reduce_entry(obj: Entry) -> str | tuple[object, ...]:
+        def reduce_entry(obj: Entry) -> Any:
             return (_the_entry, ()) if obj is entry else obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
 
         self.dispatch_table = {Entry: reduce_entry}
