@@ -145,3 +145,35 @@ def test_a_big_build_starts_the_worker_for_new_entries_before_reading_stored_one
     entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
     assert events == ["worker", f"read {entries - 1}"]
     assert after == build(seeds, tmp_path / "c", cache=False)
+
+
+class StageDetails:
+    """A Progress that keeps each stage's detail line."""
+
+    def __init__(self) -> None:
+        self.details: dict[str, str] = {}
+
+    def begin(self, total: int) -> None: ...
+
+    def advance(self, count: int = 1) -> None: ...
+
+    def end(self) -> None: ...
+
+    def stage(self, name: str, seconds: float, detail: str) -> None:
+        self.details[name] = detail
+
+
+def test_a_deck_build_lets_the_facts_go_but_the_cache_and_other_corpora_keep_them(seeds: Path, cache_dir: Path,
+                                                                                tmp_path: Path) -> None:
+    from deckgen.pipeline import build_corpus, prepare_build
+
+    full_progress, build_progress = StageDetails(), StageDetails()
+    full = build_corpus([seeds], cache=False, progress=full_progress)
+    prepared = prepare_build([seeds], tmp_path / "deck.apkg", progress=build_progress)  # fills the caches
+    assert any(r.facts for r in full.reviews) and not any(r.facts for r in prepared.corpus.reviews)
+    assert [r.entry for r in prepared.corpus.reviews] == [r.entry for r in full.reviews]
+    assert prepared.corpus.cards == full.cards and prepared.corpus.warnings == full.warnings
+    facts = f"{sum(len(r.facts) for r in full.reviews)} facts"
+    assert full_progress.details["cards"].startswith(facts) and build_progress.details["cards"].startswith(facts)
+    from_cache = build_corpus([seeds])
+    assert [r.facts for r in from_cache.reviews] == [r.facts for r in full.reviews]
