@@ -81,8 +81,7 @@ class NoteMaker:
             if self._store.enabled:
                 # Encoded now, while a worker makes the next entries and this process has time to spare: kept for
                 # the end, it was 2.3 s of a cold 10,000-entry build with nothing else running.  The price is memory
-                # while the worker lives (the notes' hashes, the pickling's leftovers): that build's peak, 350 MB
-                # before, is 364 MB, after the tag table (deckgen.postags) took 24 MB off the worker.
+                # while the worker lives (the notes' hashes, the pickling's leftovers): 38 MB more at that build's peak.
                 self._store.put(review.entry.content_key, _encode(found))
         return found
 
