@@ -207,7 +207,11 @@ def prepare_build(
     cache: bool = True,
     jobs: int = 1,
 ) -> PreparedBuild:
-    """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan)."""
+    """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan).
+
+    The corpus's reviews come without their facts (:func:`build_corpus` with ``facts=False``): a deck
+    needs the cards only.  Call :func:`build_corpus` for the facts.
+    """
     output = Path(output)
     corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs,
                           facts=False)
