@@ -20,6 +20,7 @@ import hashlib
 import marshal
 from array import array
 from bisect import bisect_left
+from itertools import accumulate
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -48,9 +49,7 @@ class TagTable:
             raise ValueError("more than 255 distinct tags")
         number = {name: i for i, name in enumerate(names)}
         words = sorted(pairs)
-        starts = array(_OFFSET, [0])
-        for word in words:
-            starts.append(starts[-1] + len(word))
+        starts = array(_OFFSET, accumulate(map(len, words), initial=0))
         return cls(names, "".join(words), starts, bytes(number[pairs[w]] for w in words))
 
     def __len__(self) -> int:
@@ -77,8 +76,8 @@ class TagTable:
             names, text, raw_starts, tags = marshal.loads(data[start:])
             starts = array(_OFFSET)
             starts.frombytes(raw_starts)
-            if (len(starts) != len(tags) + 1 or starts[0] != 0 or starts[-1] != len(text)
-                    or not isinstance(text, str) or (tags and max(tags) >= len(names))):
+            if (not isinstance(text, str) or len(starts) != len(tags) + 1 or starts[0] != 0
+                    or starts[-1] != len(text) or (tags and max(tags) >= len(names))):
                 return None
             return cls(tuple(names), text, starts, bytes(tags))
         except (ValueError, EOFError, TypeError, AttributeError):

@@ -10,6 +10,7 @@ import pytest
 
 from deckgen import notecache, package, resultcache, results
 from deckgen.parse import parse_seed_file
+from deckgen.progress import NoProgress
 from test_resultcache import (DAMAGE, _cache_dir, _seeds, build, extend_last_review, no_extraction,  # noqa: F401
                               restore, stored)
 
@@ -147,17 +148,11 @@ def test_a_big_build_starts_the_worker_for_new_entries_before_reading_stored_one
     assert after == build(seeds, tmp_path / "c", cache=False)
 
 
-class StageDetails:
+class StageDetails(NoProgress):
     """A Progress that keeps each stage's detail line."""
 
     def __init__(self) -> None:
         self.details: dict[str, str] = {}
-
-    def begin(self, total: int) -> None: ...
-
-    def advance(self, count: int = 1) -> None: ...
-
-    def end(self) -> None: ...
 
     def stage(self, name: str, seconds: float, detail: str) -> None:
         self.details[name] = detail
