@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from .clauses import clean
 from .markup import without_markers
-from .relations import RelationFinder, subject_predicate
+from .relations import RelationFinder, finder_for, subject_predicate
 from .segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from .types import Entry, Fact, Relation, Review, Verdict, norm
 from .units import Unit, split_units, strip_bold
@@ -89,7 +89,7 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     seg = seg or get_segmenter()
     plain, bold = strip_bold(without_markers(entry.review))
     verdict, phrase = find_verdict(plain)
-    finder = RelationFinder(seg)
+    finder = finder_for(seg)
     facts: list[Fact] = []
     units_ = split_units(plain, bold)
     previous = ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from .clauses import (
     CHOOSE_VERBS,
@@ -63,7 +64,7 @@ _CHOOSE_LONGEST_FIRST = sorted(CHOOSE_VERBS, key=len, reverse=True)
 _PRACTICE_BREAK = re.compile(r"[，,；;。]|是否")
 
 
-Matcher = Callable[[Span, set[int]], Iterator[tuple[Fact, set[int]]]]
+Matcher = Callable[["RelationFinder", Span, set[int]], Iterator[tuple[Fact, set[int]]]]
 
 
 class RelationFinder:
@@ -74,15 +75,6 @@ class RelationFinder:
         # word → flag: the same few thousand words are asked about again and again.
         self._verbs: dict[str, bool] = {}
         self._modifiers: dict[str, bool] = {}
-        # In this order (earlier matchers claim marker tokens first), each with the words
-        # it can fire on: a matcher is not run on a span that has none of them.
-        self._matchers: tuple[tuple[Matcher, frozenset[str]], ...] = (
-            (self._contrast, _CONTRAST_WORDS), (self._purpose, _PURPOSE_WORDS | _IN_ORDER_TO),
-            (self._means, _MEANS_WORDS), (self._result, _RESULT_WORDS), (self._action, _BA),
-            (self._show, _SHOW_WORDS), (self._solve, _SOLVE_WORDS), (self._role, _ROLE_WORDS),
-            (self._condition, _CONDITION_WORDS), (self._cause, _CAUSE_WORDS),
-            (self._tradeoff, _TRADEOFF_WORDS), (self._hence, _ZHEYANG),
-        )
 
     def is_verb(self, token: Token) -> bool:
         if token.protected:
@@ -107,10 +99,10 @@ class RelationFinder:
         span = Span(text, self.seg.tokenize(text))
         facts: list[Fact] = []
         used: set[int] = set()
-        for matcher, words in self._matchers:
+        for matcher, words in _MATCHERS:
             if words.isdisjoint(span.vocabulary):
                 continue
-            for fact, markers in matcher(span, used):
+            for fact, markers in matcher(self, span, used):
                 used.update(markers)
                 facts.append(self._finish(fact, topic, line, text))
         return [f for f in facts if f.subject and f.detail and not REVIEWER_SPEAK.match(f.subject)]
@@ -473,6 +465,25 @@ class RelationFinder:
             left, right = self._left(span, m), self._right(span, after, used)
             if left and right:
                 yield Fact(relation, left, right, "", 0, marker=span.cut(m, after), verb=tok.text), {m}
+
+
+# In this order (earlier matchers claim marker tokens first), each with the words it can
+# fire on: a matcher is not run on a span that has none of them.  Unbound, so that a
+# finder holds no bound methods of itself: such a cycle outlives its entry until the
+# cycle collector runs, and the workers run without it (see deckgen.results).
+_MATCHERS: tuple[tuple[Matcher, frozenset[str]], ...] = (
+    (RelationFinder._contrast, _CONTRAST_WORDS), (RelationFinder._purpose, _PURPOSE_WORDS | _IN_ORDER_TO),
+    (RelationFinder._means, _MEANS_WORDS), (RelationFinder._result, _RESULT_WORDS), (RelationFinder._action, _BA),
+    (RelationFinder._show, _SHOW_WORDS), (RelationFinder._solve, _SOLVE_WORDS), (RelationFinder._role, _ROLE_WORDS),
+    (RelationFinder._condition, _CONDITION_WORDS), (RelationFinder._cause, _CAUSE_WORDS),
+    (RelationFinder._tradeoff, _TRADEOFF_WORDS), (RelationFinder._hence, _ZHEYANG),
+)
+
+
+@lru_cache(maxsize=4)
+def finder_for(seg: Segmenter) -> RelationFinder:
+    """The finder of *seg*: its word flags then serve every review, not one."""
+    return RelationFinder(seg)
 
 
 def subject_predicate(finder: RelationFinder, text: str) -> tuple[str, str] | None:

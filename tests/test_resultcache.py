@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import SEEDS
+from conftest import FIXTURES, SEEDS
 from deckgen import notecache, resultcache, results
 from deckgen.resultcache import ResultCache, extractor_version, source_version
 from deckgen.cli import cli
@@ -286,6 +286,35 @@ def test_encoding_and_decoding_leave_no_reference_cycles(seeds: Path) -> None:
     finally:
         gc.enable()
 
+
+
+def test_making_entries_leaves_no_cyclic_garbage(seeds: Path) -> None:
+    # Workers run without the cycle collector (deckgen.results): an object cycle per entry would pile up
+    # for the whole extraction.  Every memo is emptied before each entry, so the paths that make new
+    # things (jieba's HMM, a new relation finder, fresh token tuples) run for every review.
+    import gc
+    import importlib
+
+    from deckgen.segment import get_segmenter
+
+    entries = [e for path in [*sorted(seeds.glob("*.txt")), *sorted((FIXTURES / "heldout").glob("*.txt"))]
+               for e in parse_seed_file(path)]
+    results.make_result(entries[0])
+    seg = get_segmenter()
+    memos = [seg._memo, seg._block_memo]
+    for name in ("segment", "units", "clauses", "relations", "extract", "cards", "gate", "markup", "types"):
+        memos += [v for v in vars(importlib.import_module(f"deckgen.{name}")).values()
+                  if hasattr(v, "cache_clear") and (v.cache_info().maxsize or 0) > 1]
+    gc.collect()
+    gc.disable()
+    try:
+        for entry in entries:
+            for memo in memos:
+                memo.cache_clear()
+            resultcache.encode(entry, results.make_result(entry))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 def test_a_big_build_sends_what_is_missing_to_a_worker_before_reading_the_cache(
         seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
