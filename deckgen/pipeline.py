@@ -90,25 +90,36 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
     with clock.measure("cards"):
-        per_entry, entry_warnings, from_cache, fact_count = _entry_notes(entries, topics, terms, cache=cache,
-                                                                         jobs=jobs, progress=progress, facts=facts)
+        made = _entry_notes(entries, topics, terms, cache=cache, jobs=jobs, progress=progress, facts=facts)
+    per_entry = made.per_entry
     reviews = [e.review for e in per_entry]
-    warnings.extend(w for found in entry_warnings for w in found)
+    warnings.extend(w for found in made.warnings for w in found)
     cards = [c for e in per_entry for c in e.cards]
     with clock.measure("topics"):
         tagged, curriculum = apply_curriculum(reviews, cards, topics, terms, [e.curriculum for e in per_entry])
     clock.report(progress, {"read": f"{len(scan.files)} seed file(s), {len(reviews)} entries",
-                            "cards": f"{fact_count} facts, {len(cards)} notes; "
-                                     f"{from_cache} of {len(entries)} entries from the cache",
+                            "cards": f"{made.fact_count} facts, {len(cards)} notes; "
+                                     f"{made.from_cache} of {len(entries)} entries from the cache",
                             "topics": f"{len(tagged) - len(cards)} glossary notes"})
     return Corpus(scan.files, tuple(reviews), tagged, (*warnings, *curriculum.warnings()), curriculum,
                   tuple(n for e in per_entry for n in e.notes))
 
 
+@dataclass(frozen=True)
+class _MadeNotes:
+    per_entry: list[EntryNotes]
+    """Every entry's notes, in entry order."""
+    warnings: list[tuple[str, ...]]
+    """Every entry's warnings, in entry order."""
+    from_cache: int
+    """How many entries came from a cache."""
+    fact_count: int
+    """How many facts the reviews have (counted before a build without facts lets them go)."""
+
+
 def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool,
-                 jobs: int, progress: Progress, facts: bool = True
-                 ) -> tuple[list[EntryNotes], list[tuple[str, ...]], int, int]:
-    """Every entry's notes and warnings, in entry order, how many entries came from a cache, and how many facts.
+                 jobs: int, progress: Progress, facts: bool = True) -> _MadeNotes:
+    """Every entry's notes and warnings, how many entries came from a cache, and how many facts.
 
     Entries the notes cache lacks are read from the results cache, else extracted (in a worker for a
     big build, started first), then matched, tagged and rendered here as each arrives: while workers
@@ -147,7 +158,7 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
                 for index, (review, made), _ in again:
                     keep(index, maker.notes(review, made))
             from_cache += again.cached
-    return cast(list[EntryNotes], arrived), entry_warnings, from_cache, fact_count  # every slot filled by now
+    return _MadeNotes(cast(list[EntryNotes], arrived), entry_warnings, from_cache, fact_count)  # every slot filled by now
 
 
 def _entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:
