@@ -287,7 +287,6 @@ def test_encoding_and_decoding_leave_no_reference_cycles(seeds: Path) -> None:
         gc.enable()
 
 
-
 def test_making_entries_leaves_no_cyclic_garbage(seeds: Path) -> None:
     # Workers run without the cycle collector (deckgen.results): an object cycle per entry would pile up
     # for the whole extraction.  Every memo is emptied before each entry, so the paths that make new
@@ -315,6 +314,7 @@ def test_making_entries_leaves_no_cyclic_garbage(seeds: Path) -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
 
 def test_a_big_build_sends_what_is_missing_to_a_worker_before_reading_the_cache(
         seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
