@@ -20,8 +20,8 @@ import hashlib
 import marshal
 from array import array
 from bisect import bisect_left
-from itertools import accumulate
 from collections.abc import Iterable
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 

@@ -15,12 +15,14 @@ byte-identical with or without cache or workers.
 from __future__ import annotations
 
 import gc
+import importlib
 import itertools
 import multiprocessing
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from .progress import NO_PROGRESS, Progress
 from .resultcache import Result, ResultCache, decode, encode
@@ -91,6 +93,26 @@ def make_result(entry: Entry) -> Result:
     seg = get_segmenter()
     review = extract_review(entry, seg)
     return review, tuple(make_cards(review, seg))
+
+
+_MEMO_MODULES = ("segment", "units", "clauses", "relations", "extract", "cards", "gate", "markup", "types")
+
+
+def memo_caches() -> list[Any]:
+    """The bounded memo caches that making entries fills and reuses across entries (the segmenter's too).
+
+    Set-up caches (size 1 or unbounded: the segmenter, tag tables, templates) are not among them.
+    Emptied before each entry, they show what an entry costs with no help from the ones before it
+    (``benchmarks/reuse.py``), and they make every path that builds new objects run.
+    """
+    from .segment import get_segmenter
+
+    seg = get_segmenter()
+    caches: list[Any] = [seg._memo, seg._block_memo]
+    for name in _MEMO_MODULES:
+        module = importlib.import_module(f"{__package__}.{name}")
+        caches += [v for v in vars(module).values() if hasattr(v, "cache_clear")]
+    return [c for c in caches if (c.cache_info().maxsize or 0) > 1]
 
 
 _companion: Companion | None = None

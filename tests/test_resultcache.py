@@ -292,18 +292,11 @@ def test_making_entries_leaves_no_cyclic_garbage(seeds: Path) -> None:
     # for the whole extraction.  Every memo is emptied before each entry, so the paths that make new
     # things (jieba's HMM, a new relation finder, fresh token tuples) run for every review.
     import gc
-    import importlib
-
-    from deckgen.segment import get_segmenter
 
     entries = [e for path in [*sorted(seeds.glob("*.txt")), *sorted((FIXTURES / "heldout").glob("*.txt"))]
                for e in parse_seed_file(path)]
     results.make_result(entries[0])
-    seg = get_segmenter()
-    memos = [seg._memo, seg._block_memo]
-    for name in ("segment", "units", "clauses", "relations", "extract", "cards", "gate", "markup", "types"):
-        memos += [v for v in vars(importlib.import_module(f"deckgen.{name}")).values()
-                  if hasattr(v, "cache_clear") and (v.cache_info().maxsize or 0) > 1]
+    memos = results.memo_caches()
     gc.collect()
     gc.disable()
     try:
