@@ -45,6 +45,17 @@ def _echo_warnings(warnings: tuple[str, ...]) -> None:
         click.echo(f"Warning: {warning}", err=True)
 
 
+def main() -> None:
+    """The ``deckgen`` command: :func:`cli`, ending the process without freeing what it made (see :mod:`deckgen.shutdown`)."""
+    from .shutdown import exit_now, keep_until_exit
+
+    keep_until_exit()
+    try:
+        cli()
+    except SystemExit as end:  # how Click ends every command, with its exit code
+        exit_now(end.code)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="deckgen")
 def cli() -> None:

@@ -23,6 +23,7 @@ from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_
 from .parse import read_corpus
 from .progress import NO_PROGRESS, Progress, StageClock
 from .results import result_stream
+from .shutdown import keep
 from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
 from .glossary import Glossary
 from .topics import Taxonomy
@@ -271,7 +272,9 @@ def build_deck(
         with LockMemo.open(cache) as memo:
             write_apkg(prepared.plan, prepared.output, memo=memo)
     clock.report(progress, {"write": str(prepared.output)})
-    return prepared.report()
+    report = prepared.report()
+    keep(prepared)  # the command line ends now: not freed note by note (see deckgen.shutdown)
+    return report
 
 
 def build_topic_deck(
