@@ -36,6 +36,8 @@ SUFFIX = ".sqlite"
 _STALE_SECONDS = 24 * 3600
 _BATCH = 512
 """Writes per transaction: an interrupted cold build keeps all but its last batch."""
+_BATCH_BYTES = 8 << 20
+"""Or fewer, when they are big (the notes of a whole file): what waits to be written is never much memory."""
 _WAIT_SECONDS = 5.0
 """How long a writer waits for another build's write to end before it goes without the store."""
 _KEYS_PER_QUERY = 500
@@ -49,6 +51,7 @@ class EntryStore:
     def __init__(self, path: Path | None) -> None:
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[str, bytes]] = []
+        self._pending_bytes = 0
         self._writable = False
         if path is not None:
             self._db, self._writable = _connect(path)
@@ -101,6 +104,7 @@ class EntryStore:
         """Remove *keys* (and what is pending for them) now."""
         keys = set(keys)
         self._pending = [(key, data) for key, data in self._pending if key not in keys]
+        self._pending_bytes = sum(len(data) for _, data in self._pending)
         if self._db is None or not self._writable or not keys:
             return
         try:
@@ -114,13 +118,14 @@ class EntryStore:
         if self._db is None or not self._writable:
             return
         self._pending.append((key, data))
-        if len(self._pending) >= _BATCH:
+        self._pending_bytes += len(data)
+        if len(self._pending) >= _BATCH or self._pending_bytes >= _BATCH_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self._db is None or not self._pending:
             return
-        pending, self._pending = self._pending, []
+        pending, self._pending, self._pending_bytes = self._pending, [], 0
         try:
             with self._db:  # one transaction
                 self._db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)", pending)
@@ -143,7 +148,7 @@ class EntryStore:
     def _off(self) -> None:
         if self._db is not None:
             self._db.close()
-        self._db, self._pending = None, []
+        self._db, self._pending, self._pending_bytes = None, [], 0
 
 
 def _store_path(kind: str, version: str | None) -> Path | None:

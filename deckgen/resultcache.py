@@ -121,13 +121,13 @@ class ResultCache:
         self.store.close()
 
 
-def _the_entry() -> Entry:
-    """What a payload names in place of its entry: :class:`_Unpickler` gives back the entry it was handed instead."""
+def _the_entry(place: int) -> Entry:
+    """What a payload names in place of an entry: :class:`_Unpickler` gives back the entry at *place* of those it was handed."""
     raise pickle.UnpicklingError("an entry left out of a cached payload, loaded without it")
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles *entry* as a call of :func:`_the_entry`, everything else as usual.
+    """Pickles each of *entries* as a call of :func:`_the_entry` with its place, everything else as usual.
 
     A reduction for one class in a dispatch table, not ``persistent_id``: the C
     pickler calls ``persistent_id`` back for every object it saves, strings and
@@ -136,24 +136,26 @@ class _Pickler(pickle.Pickler):
     classes it does not pickle itself.
     """
 
-    def __init__(self, file: io.BytesIO, entry: Entry) -> None:
+    def __init__(self, file: io.BytesIO, entries: Sequence[Entry]) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        places = {id(entry): place for place, entry in enumerate(entries)}
 
         def reduce_entry(obj: Entry) -> Any:
-            return (_the_entry, ()) if obj is entry else obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+            place = places.get(id(obj))
+            return (_the_entry, (place,)) if place is not None else obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
 
         self.dispatch_table = {Entry: reduce_entry}
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, entry: Entry) -> None:
+    def __init__(self, file: io.BytesIO, entries: Sequence[Entry]) -> None:
         super().__init__(file)
-        self._entry = entry
+        self._entries = entries
 
     def find_class(self, module: str, name: str) -> object:
         if module == __name__ and name == _the_entry.__name__:
-            entry = self._entry  # not self: the unpickler's memo keeps what this returns, and builds pause the cycle collector
-            return lambda: entry
+            # Not a method of self: the unpickler's memo keeps what this returns, and builds pause the cycle collector.
+            return self._entries.__getitem__
         return super().find_class(module, name)
 
 
@@ -175,21 +177,31 @@ def decode(data: bytes, entry: Entry) -> Result | None:
 
 def encode_without(entry: Entry, value: tuple[object, ...]) -> bytes:
     """Cache file bytes of *value*, in which *entry* is only a reference (:func:`decode_tuple` puts one back)."""
-    buffer = io.BytesIO()
-    _Pickler(buffer, entry).dump(value)
-    return encode_payload(buffer.getvalue())
+    return encode_with((entry,), value)
 
 
 def decode_tuple(data: bytes, entry: Entry, size: int) -> tuple[object, ...] | None:
     """The tuple of *size* values in *data* (from :func:`encode_without`) with *entry* put back; None if not intact."""
+    loaded = decode_with(data, (entry,))
+    return loaded if isinstance(loaded, tuple) and len(loaded) == size else None
+
+
+def encode_with(entries: Sequence[Entry], value: object) -> bytes:
+    """Cache file bytes of *value*, in which each of *entries* is only a reference to its place among them."""
+    buffer = io.BytesIO()
+    _Pickler(buffer, entries).dump(value)
+    return encode_payload(buffer.getvalue())
+
+
+def decode_with(data: bytes, entries: Sequence[Entry]) -> object:
+    """The value in *data* (from :func:`encode_with`) with *entries* put back in their places; None if not intact."""
     payload = intact_payload(data)
     if payload is None:
         return None
     try:
-        loaded = _Unpickler(io.BytesIO(payload), entry).load()
+        return _Unpickler(io.BytesIO(payload), entries).load()
     except Exception:  # a payload from another deckgen build whose classes changed shape: a miss
         return None
-    return loaded if isinstance(loaded, tuple) and len(loaded) == size else None
 
 
 def encode_payload(payload: bytes) -> bytes:

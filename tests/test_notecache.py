@@ -12,7 +12,7 @@ from deckgen import notecache, package, resultcache, results
 from deckgen.parse import parse_seed_file
 from deckgen.progress import NoProgress
 from test_resultcache import (DAMAGE, _cache_dir, _seeds, build, extend_last_review, no_extraction,  # noqa: F401
-                              restore, stored)
+                              notes_files, restore, stored)
 
 
 def count_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -29,8 +29,7 @@ def test_warm_builds_match_and_render_nothing_and_give_the_same_bytes(seeds: Pat
     uncached = build(seeds, tmp_path / "a", cache=False)
     assert not (cache_dir / "notes").exists()  # --no-cache neither reads nor writes
     cold = build(seeds, tmp_path / "b")
-    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
-    assert len(stored(cache_dir, "notes")) == entries
+    assert notes_files(cache_dir) == len(list(seeds.glob("*.txt")))
     done = count_work(monkeypatch)
     warm = build(seeds, tmp_path / "c")
     assert done == []
@@ -61,14 +60,41 @@ def test_the_results_cache_is_read_only_for_entries_the_notes_cache_lacks(notes:
     assert asked == ([] if notes == "kept" else entries)
 
 
-def test_only_a_changed_entry_is_matched_and_rendered_again(seeds: Path, cache_dir: Path, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def extracted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Titles of the entries extracted (in this process)."""
+    done: list[str] = []
+    make = results.make_result
+    monkeypatch.setattr(results, "make_result", lambda entry: done.append(entry.title) or make(entry))
+    return done
+
+
+def test_a_changed_entry_is_extracted_again_and_its_file_matched_and_rendered_again(
+        seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build(seeds, tmp_path / "a")
+    last = extend_last_review(seeds)
+    done, made = count_work(monkeypatch), extracted(monkeypatch)
+    after = build(seeds, tmp_path / "b")
+    assert made == [last.title]
+    changed_file = sorted(seeds.glob("*.txt"))[-1]
+    assert [d for d in done if d != "note"] == [e.title for e in parse_seed_file(changed_file)] and "note" in done
+    assert after == build(seeds, tmp_path / "c", cache=False)
+
+
+def test_a_long_file_is_stored_in_rows_of_a_few_entries(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(notecache, "MAX_ENTRIES_PER_ROW", 2)
+    expected = build(seeds, tmp_path / "a")
+    sizes = [len(parse_seed_file(p)) for p in sorted(seeds.glob("*.txt"))]
+    assert notes_files(cache_dir) == sum((size + 1) // 2 for size in sizes) > len(sizes)
     last = extend_last_review(seeds)
     done = count_work(monkeypatch)
     after = build(seeds, tmp_path / "b")
-    assert [d for d in done if d != "note"] == [last.title] and "note" in done
+    last_file = parse_seed_file(sorted(seeds.glob("*.txt"))[-1])
+    last_row = last_file[(len(last_file) - 1) // 2 * 2:]  # the row of the changed (last) entry
+    assert [d for d in done if d != "note"] == [e.title for e in last_row] and last_row[-1].title == last.title
     assert after == build(seeds, tmp_path / "c", cache=False)
+    done.clear()
+    assert build(seeds, tmp_path / "d") == after and done == []
 
 
 def test_an_edited_taxonomy_is_matched_again_for_every_entry(seeds: Path, cache_dir: Path, tmp_path: Path,
@@ -99,7 +125,11 @@ def test_damaged_stored_notes_are_a_miss_never_a_crash(damage: str, seeds: Path,
     restore(cache_dir, changed, "notes")
     no_extraction(monkeypatch)  # the results cache still has every entry: only the notes are made again
     assert build(seeds, tmp_path / "b") == expected
-    assert stored(cache_dir, "notes") == rows  # made and stored again
+    # Made and stored again (not byte for byte: what a pickle shares depends on what the process rendered before).
+    again = stored(cache_dir, "notes")
+    assert again.keys() == rows.keys() and all(again[k] != changed[k] for k in again)
+    done = count_work(monkeypatch)
+    assert build(seeds, tmp_path / "c") == expected and done == []
 
 
 def test_the_notes_cache_is_private(seeds: Path, cache_dir: Path, tmp_path: Path) -> None:
@@ -143,8 +173,8 @@ def test_a_big_build_starts_the_worker_for_new_entries_before_reading_stored_one
     monkeypatch.setattr(notecache.NoteMaker, "stored",
                         lambda self, entries: events.append(f"read {len(entries)}") or stored_notes(self, entries))
     after = build(seeds, tmp_path / "b")
-    entries = sum(len(parse_seed_file(p)) for p in seeds.glob("*.txt"))
-    assert events == ["worker", f"read {entries - 1}"]
+    unchanged = [len(parse_seed_file(p)) for p in sorted(seeds.glob("*.txt"))][:-1]  # the last file changed
+    assert events == ["worker", f"read {sum(unchanged)}"]
     assert after == build(seeds, tmp_path / "c", cache=False)
 
 
