@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,7 +16,7 @@ from .curriculum import Curriculum, apply_curriculum, load_data_files
 from .gate import anki_cards
 from .lint import review_findings
 from .notecache import EntryNotes, NoteMaker
-from .lock import DEFAULT_GRACE, BuiltNote, Lock, Update, lock_path_for, read_lock, reconcile
+from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
 from .lockmemo import LockMemo
 from .notetypes import fingerprints
 from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
@@ -71,7 +71,7 @@ class Corpus:
 @_cycle_collector_paused()
 def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
                  glossary: Path | None = None, progress: Progress = NO_PROGRESS, cache: bool = True,
-                 jobs: int = 1, facts: bool = True, meanwhile: Callable[[], None] | None = None) -> Corpus:
+                 jobs: int = 1, facts: bool = True) -> Corpus:
     """Parse, extract and make cards for every entry named by *sources*; nothing is written.
 
     Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
@@ -81,8 +81,7 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
     the per-user cache; *jobs* > 1 makes the entries the cache lacks in that many processes
     (see :mod:`deckgen.results`).  ``facts=False`` leaves each review's facts out once its
     warnings are found: a deck is made of the cards, and on 100,000 entries the facts held
-    about 200 MB until the build ended.  *meanwhile*, work that needs none of the entries,
-    is done once the stored entries are read: while workers make the new ones, if any.
+    about 200 MB until the build ended.
     """
     sources = list(sources)
     clock = StageClock()
@@ -92,8 +91,7 @@ def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | 
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
     with clock.measure("cards"):
-        made = _entry_notes(entries, topics, terms, cache=cache, jobs=jobs, progress=progress, facts=facts,
-                            meanwhile=meanwhile)
+        made = _entry_notes(entries, topics, terms, cache=cache, jobs=jobs, progress=progress, facts=facts)
     per_entry = made.per_entry
     reviews = [e.review for e in per_entry]
     warnings.extend(w for found in made.warnings for w in found)
@@ -121,8 +119,7 @@ class _MadeNotes:
 
 
 def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool,
-                 jobs: int, progress: Progress, facts: bool = True,
-                 meanwhile: Callable[[], None] | None = None) -> _MadeNotes:
+                 jobs: int, progress: Progress, facts: bool = True) -> _MadeNotes:
     """Every entry's notes and warnings, how many entries came from a cache, and how many facts.
 
     Entries the notes cache lacks are read from the results cache, else extracted (in a worker for a
@@ -154,8 +151,6 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
                 else:
                     keep(index, stored)
             progress.advance(len(have) - len(damaged))
-            if meanwhile:
-                meanwhile()
             for index, (review, made), extra in stream:
                 keep(index, maker.notes(review, made, extra))
         from_cache = len(have) - len(damaged) + stream.cached
@@ -230,17 +225,10 @@ def prepare_build(
     needs the cards only.  Call :func:`build_corpus` for the facts.
     """
     output = Path(output)
-    read: list[Lock | None] = []
-
-    def read_old_lock() -> None:
-        # While a worker makes the new entries: adding a file to 10,000 entries, this process had read the stored
-        # ones 0.1-0.2 s before the worker was done with the new ones, and then took 0.27 s to read the lock.
-        with LockMemo.open(cache) as memo:
-            read.append(read_lock(lock_path_for(output), memo.recall))
-
     corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs,
-                          facts=False, meanwhile=read_old_lock)
-    (old,) = read  # build_corpus calls it once
+                          facts=False)
+    with LockMemo.open(cache) as memo:
+        old = read_lock(lock_path_for(output), memo.recall)
     stamp = build_timestamp() if timestamp is None else timestamp
     notes = corpus.built_notes()
     update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
