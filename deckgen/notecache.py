@@ -35,7 +35,8 @@ from .glossary import Glossary
 from .lock import BuiltNote
 from .package import built_note
 from .entrystore import EntryStore
-from .resultcache import decode_tuple, decode_with, encode_with, encode_without, extractor_version, is_cards, source_version
+from .results import make_result
+from .resultcache import Result, decode_tuple, decode_with, encode_with, encode_without, extractor_version, is_cards, source_version
 from .topics import Taxonomy
 from .types import Card, Entry, Review
 
@@ -92,15 +93,18 @@ class NoteMaker:
                 opened = (file, self._open(file))
             yield opened[1][place]
 
-    def notes(self, review: Review, cards: Sequence[Card], made: bytes | None = None) -> EntryNotes:
-        """The notes of a freshly extracted *review*, whose (untagged) cards are *cards*; kept with their file's.
+    def notes(self, entry: Entry, result: Result | None, made: bytes | None = None) -> EntryNotes:
+        """The notes of the freshly extracted *entry*, whose review and (untagged) cards are *result*; kept with
+        their file's.
 
-        *made* is :meth:`encoded` of them by a worker process, when one made them.
+        *made* is :meth:`encoded` of them by a worker process, when one made them (*result* may then be None).
         """
-        found = _decode(made, review.entry) if made else None
+        found = _decode(made, entry) if made else None
         if found is None:
-            found = self._make(review, cards)
-        file, place = self._file_of.get(id(review.entry), (None, 0))
+            if result is None:  # a worker's bytes that do not decode: only a bug gets here, never lose an entry for it
+                result = make_result(entry)
+            found = self._make(*result)
+        file, place = self._file_of.get(id(entry), (None, 0))
         if file is not None and self._store.enabled:
             # Stored as soon as the file is complete: while a worker makes the next entries, this process has time
             # to spare (kept for the end, encoding was 2.3 s of a cold 10,000-entry build with nothing else running).

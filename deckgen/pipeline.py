@@ -151,13 +151,13 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
                 else:
                     keep(index, stored)
             progress.advance(len(have) - len(damaged))
-            for index, (review, made), extra in stream:
-                keep(index, maker.notes(review, made, extra))
+            for index, result, extra in stream:
+                keep(index, maker.notes(entries[index], result, extra))
         from_cache = len(have) - len(damaged) + stream.cached
         if damaged:  # stored notes that turned out damaged (rare): their results again, then their notes
             with result_stream(entries, damaged, cache=cache) as again:
-                for index, (review, made), _ in again:
-                    keep(index, maker.notes(review, made))
+                for index, result, _ in again:
+                    keep(index, maker.notes(entries[index], result))
             from_cache += again.cached
     return _MadeNotes(cast(list[EntryNotes], arrived), entry_warnings, from_cache, fact_count)  # every slot filled by now
 
