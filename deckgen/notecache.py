@@ -7,8 +7,8 @@ cache keeps them beside the results cache and under its rules (a private
 folder, digest-checked pickles, see :mod:`deckgen.resultcache` and
 :mod:`deckgen.entrystore`), in ``<cache dir>/notes/<version>.sqlite``.  A row
 holds all a build needs of every entry of one seed file, so an unchanged file is
-read from here alone; the results cache is read only for the files this cache
-lacks, an entry at a time.
+read from here alone; the results cache is read only for the entries this cache
+lacks.
 
 A row a file, not an entry: the entries of a file share much (classes, tags,
 field names, the repository), which one pickle stores once.  10,000 entries in
@@ -63,6 +63,11 @@ class NoteMaker:
 
     A stored file is all a build needs of its entries, their reviews and cards
     included: its entries are read from one row, not from the results cache too.
+    What workers rendered (``--jobs N``) is kept as they sent it, a row per entry:
+    encoding it again here would give every string of the notes this process
+    holds a UTF-8 copy (pickle caches one in each string it writes), 285 MB more
+    on 100,000 entries.  The next build without workers puts such entries
+    together in their files' rows.
     """
 
     def __init__(self, taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool = True) -> None:
@@ -72,7 +77,7 @@ class NoteMaker:
         """Each entry's file and its place in it, by the entry's id (set by :meth:`missing`)."""
 
     def missing(self, entries: Sequence[Entry]) -> list[int]:
-        """The indexes of the *entries* whose file is not stored (a stored one may still turn out damaged).
+        """The indexes of the *entries* with nothing stored (what is stored may still turn out damaged).
 
         Call it first: it sorts the entries into files.
         """
@@ -80,38 +85,55 @@ class NoteMaker:
         files = _files_of(entries)
         self._file_of = {id(entry): (file, place) for file in files for place, entry in enumerate(file.entries)}
         for file in files:
-            if file.key not in stored:
+            file.in_row = file.key in stored
+            if not file.in_row and self._store.enabled:
                 file.wait_for([None] * len(file.entries))
-        return [i for i, entry in enumerate(entries) if self._file_of[id(entry)][0].pending is not None]
+        return [i for i, entry in enumerate(entries)
+                if not self._file_of[id(entry)][0].in_row and entry.content_key not in stored]
 
     def stored(self, entries: Sequence[Entry]) -> Iterator[EntryNotes | None]:
-        """What is stored of each of *entries* (of stored files, in their order); None where nothing intact is."""
+        """What is stored of each of *entries*, in their order; None where nothing intact is."""
+        alone = [e for e in entries if not self._file_of[id(e)][0].in_row]
+        rows = self._store.get_many([e.content_key for e in alone])
         opened: tuple[_File | None, list[EntryNotes | None]] = (None, [])
         for entry in entries:
             file, place = self._file_of[id(entry)]
-            if opened[0] is not file:  # one file at a time: the one before is let go
-                opened = (file, self._open(file))
-            yield opened[1][place]
+            if file.in_row:
+                if opened[0] is not file:  # one file at a time: the one before is let go
+                    opened = (file, self._open(file))
+                yield opened[1][place]
+            else:
+                data = next(rows)
+                found = None if data is None else _decode(data, entry)
+                if found is not None:
+                    self._arrived(file, place, found)
+                yield found
 
     def notes(self, entry: Entry, result: Result | None, made: bytes | None = None) -> EntryNotes:
-        """The notes of the freshly extracted *entry*, whose review and (untagged) cards are *result*; kept with
-        their file's.
+        """The notes of the freshly extracted *entry*, whose review and (untagged) cards are *result*; kept.
 
         *made* is :meth:`encoded` of them by a worker process, when one made them (*result* may then be None).
         """
-        found = _decode(made, entry) if made else None
-        if found is None:
-            if result is None:  # a worker's bytes that do not decode: only a bug gets here, never lose an entry for it
-                result = make_result(entry)
-            found = self._make(*result)
         file, place = self._file_of.get(id(entry), (None, 0))
-        if file is not None and self._store.enabled:
-            # Stored as soon as the file is complete: while a worker makes the next entries, this process has time
-            # to spare (kept for the end, encoding was 2.3 s of a cold 10,000-entry build with nothing else running).
-            complete = file.arrived(place, found)
-            if complete:
-                self._store.put(*complete)
+        found = _decode(made, entry) if made else None
+        if found is not None and made is not None:
+            self._store.put(entry.content_key, made)
+            if file is not None:
+                file.pending = None  # no row for this file in this build: see the class
+            return found
+        if result is None:  # a worker's bytes that do not decode: only a bug gets here, never lose an entry for it
+            result = make_result(entry)
+        found = self._make(*result)
+        if file is not None:
+            self._arrived(file, place, found)
         return found
+
+    def _arrived(self, file: _File, place: int, notes: EntryNotes) -> None:
+        # Stored as soon as the file is complete: while a worker makes the next entries, this process has time
+        # to spare (kept for the end, encoding was 2.3 s of a cold 10,000-entry build with nothing else running).
+        complete = file.arrived(place, notes)
+        if complete:
+            self._store.put(*complete)
 
     def _open(self, file: _File) -> list[EntryNotes | None]:
         """The notes of every entry of stored *file*; all None if its row is not intact (they are then made again)."""
@@ -151,8 +173,10 @@ class _File:
         keys = "\n".join(e.content_key for e in entries)
         self.key = "file:" + hashlib.sha256(keys.encode()).hexdigest()
         """Every entry's key (which holds its file and lines) in order: any change to the file is another row."""
+        self.in_row = False
+        """Whether the store had the file's row when the build began."""
         self.pending: list[EntryNotes | None] | None = None
-        """The notes of its entries so far, while the file is still to be stored."""
+        """The notes of its entries so far, while the file's row is still to be stored."""
         self.waiting = 0
         """How many of them are still None."""
 

@@ -12,7 +12,7 @@ from deckgen import notecache, package, resultcache, results
 from deckgen.parse import parse_seed_file
 from deckgen.progress import NoProgress
 from test_resultcache import (DAMAGE, _cache_dir, _seeds, build, extend_last_review, no_extraction,  # noqa: F401
-                              notes_files, restore, stored)
+                              notes_files, notes_rows, restore, stored)
 
 
 def count_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -78,6 +78,19 @@ def test_a_changed_entry_is_extracted_again_and_its_file_matched_and_rendered_ag
     changed_file = sorted(seeds.glob("*.txt"))[-1]
     assert [d for d in done if d != "note"] == [e.title for e in parse_seed_file(changed_file)] and "note" in done
     assert after == build(seeds, tmp_path / "c", cache=False)
+
+
+def test_what_workers_rendered_is_read_back_then_kept_a_row_per_file(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)
+    expected = build(seeds, tmp_path / "a", jobs=2)
+    files = sorted(seeds.glob("*.txt"))
+    entries = sum(len(parse_seed_file(p)) for p in files)
+    assert notes_rows(cache_dir) == (entries, 0)
+    done = count_work(monkeypatch)
+    no_extraction(monkeypatch)
+    assert build(seeds, tmp_path / "b") == expected and done == []
+    assert notes_rows(cache_dir) == (entries, len(files))  # the single rows stay, unused from now on
 
 
 def test_a_long_file_is_stored_in_rows_of_a_few_entries(seeds: Path, cache_dir: Path, tmp_path: Path,
