@@ -52,8 +52,8 @@ Companion = Callable[[Review, tuple[Card, ...]], bytes]
 the result too (the caller gets them in its place)."""
 Arrival = tuple[int, Result | None, bytes | None]
 """An entry's index, its result, and the bytes of the companion when a worker ran one (else None).  The result is
-None when there are companion bytes: they hold it, and decoding it twice was a third of the main process's time
-with two workers."""
+None when there are companion bytes: they hold it (decoding it twice cost the main process about 0.6 s of its 5.9 s
+of CPU in a 10,000-entry build with two workers)."""
 
 
 class ResultStream:
