@@ -87,7 +87,7 @@ class NoteMaker:
         for file in files:
             file.in_row = file.key in stored
             if not file.in_row and self._store.enabled:
-                file.wait_for([None] * len(file.entries))
+                file.expect_all()
         return [i for i, entry in enumerate(entries)
                 if not self._file_of[id(entry)][0].in_row and entry.content_key not in stored]
 
@@ -116,7 +116,7 @@ class NoteMaker:
         """
         file, place = self._file_of.get(id(entry), (None, 0))
         found = _decode(made, entry) if made else None
-        if found is not None and made is not None:
+        if made and found is not None:
             self._store.put(entry.content_key, made)
             if file is not None:
                 file.pending = None  # no row for this file in this build: see the class
@@ -142,7 +142,7 @@ class NoteMaker:
             found = [_checked(values, entry) for values, entry in zip(loaded, file.entries)]
             if None not in found:
                 return found
-        file.wait_for([None] * len(file.entries))
+        file.expect_all()
         return [None] * len(file.entries)
 
     def close(self) -> None:
@@ -180,10 +180,10 @@ class _File:
         self.waiting = 0
         """How many of them are still None."""
 
-    def wait_for(self, found: list[EntryNotes | None]) -> None:
-        """Store the file once the entries that are None in *found* have arrived too."""
-        self.pending = list(found)
-        self.waiting = found.count(None)
+    def expect_all(self) -> None:
+        """Store the file's row once every one of its entries has arrived."""
+        self.pending = [None] * len(self.entries)
+        self.waiting = len(self.entries)
 
     def arrived(self, place: int, notes: EntryNotes) -> tuple[str, bytes] | None:
         """Take the notes of the entry at *place*; once every entry has arrived, the file's key and bytes to store."""

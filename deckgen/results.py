@@ -224,11 +224,13 @@ class _Workers:
         for chunk, made in zip(chunks, encoded):
             for index, (data, extra) in zip(chunk, made):
                 entry = entries[index]
-                result = None if extra is not None else decode(data, entry)
-                if result is None and extra is None:  # only a bug in encode/decode could get here: never lose an entry
-                    result = make_result(entry)
-                    data = encode(entry, result)
-                store.put(entry, data)  # unread with a companion: any reader checks its digest and contents anyway
+                result = None  # with a companion: its bytes hold the result, and any reader checks what is stored
+                if extra is None:
+                    result = decode(data, entry)
+                    if result is None:  # only a bug in encode/decode could get here: never lose an entry for it
+                        result = make_result(entry)
+                        data = encode(entry, result)
+                store.put(entry, data)
                 yield index, result, extra
 
     def stop(self) -> None:
