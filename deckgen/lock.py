@@ -461,6 +461,8 @@ class Update:
     notetypes_changed: tuple[int, ...] = ()
     reshaped: tuple[int, ...] = ()
     """Note types whose fields or templates changed: Anki needs *Merge note types*."""
+    of_built: tuple[LockedNote, ...] = ()
+    """Each built note's note in :attr:`lock`, in the order the notes were given (so none is looked up again)."""
 
     @property
     def first_build(self) -> bool:
@@ -488,9 +490,11 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
     changed: list[Change] = []
     unchanged: list[LockedNote] = []
     rekeyed: list[Change] = []
+    of_built: list[LockedNote | None] = []  # None for a fresh note until it has its GUID and id
     for note, before in zip(built, matched):
         if before is None:
             fresh.append(note)
+            of_built.append(None)
             continue
         same_identity = before.pr == note.pr and before.key == note.key
         if before.hash != note.hash or before.obsolete_version is not None or before.model != note.model:
@@ -504,7 +508,9 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
         if not same_identity:
             rekeyed.append(Change(after, before))
         notes.append(after)
+        of_built.append(after)
     new = _new_notes(fresh, old, stamp)
+    each_new = iter(new)
 
     types, types_changed, reshaped = _notetypes(old, notetypes, stamp)
     # --prune drops cards already shipped as obsolete; a card that vanishes in
@@ -532,7 +538,8 @@ def reconcile(old: Lock | None, built: Sequence[BuiltNote], notetypes: Mapping[i
     ordered = tuple(sorted(unsorted + new, key=_LOCK_ORDER))
     lock = Lock(version, SCHEMA_VERSION, ordered, types, in_lock_order=True)
     return Update(lock, old, tuple(new), tuple(changed), tuple(unchanged), tuple(obsolete), tuple(still),
-                  tuple(pruned), tuple(rekeyed), tuple(types_changed), tuple(reshaped))
+                  tuple(pruned), tuple(rekeyed), tuple(types_changed), tuple(reshaped),
+                  tuple(n if n is not None else next(each_new) for n in of_built))
 
 
 def _in_old_order(old: Lock, successors: list[tuple[LockedNote, LockedNote | None]]) -> list[LockedNote] | None:

@@ -140,6 +140,9 @@ class DeckPlan:
     """The notes of :attr:`cards`, in their order, already rendered by :func:`built_note` (the build renders every
     card for the lock first); empty: each is rendered as it is written.  By position, not a mapping keyed by
     card: hashing a card hashes its entry too (a third of a second for 50,000 cards)."""
+    locked: Sequence[LockedNote | None] = ()
+    """The note in :attr:`lock` of each of :attr:`cards`, in their order (None: not in it); empty: each is looked
+    up as it is written."""
 
 
 def package_decks(plan: DeckPlan) -> list[PackageDeck]:
@@ -156,12 +159,15 @@ def package_decks(plan: DeckPlan) -> list[PackageDeck]:
         members.setdefault(f"{plan.deck_name}::{note.repo}", ([], []))[1].append(index)
 
     # Looked up once, not once per note (a row per note: 51,816 in a deck of 10,000 PRs).
-    notes, cards, mods = plan.notes, plan.cards, plan.mods or {}
+    notes, cards, mods, locked_notes = plan.notes, plan.cards, plan.mods or {}, plan.locked
     note_for = plan.lock.note_for if plan.lock else None
 
     def card_row(position: int) -> NoteRow:
         built = notes[position] if notes else built_note(cards[position])
-        locked = note_for(built.pr, built.key) if note_for else None
+        if locked_notes:
+            locked = locked_notes[position]
+        else:
+            locked = note_for(built.pr, built.key) if note_for else None
         if locked:
             return NoteRow(models[built.model], built.fields, built.tags, locked.guid, position, locked.mod, locked.nid)
         return NoteRow(models[built.model], built.fields, built.tags, built.guid, position,

@@ -232,7 +232,7 @@ def prepare_build(
     stamp = build_timestamp() if timestamp is None else timestamp
     notes = corpus.built_notes()
     update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
-    plan = full_plan(corpus, update.lock, deck_name=deck_name, notes=notes)
+    plan = full_plan(corpus, update.lock, deck_name=deck_name, notes=notes, locked=update.of_built)
     return PreparedBuild(corpus, update, plan, output)
 
 

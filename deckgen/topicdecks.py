@@ -101,13 +101,15 @@ def select_topics(cards: Sequence[Card], topic_ids: Sequence[str]) -> list[Card]
     return [c for c in cards if wanted.intersection(card_topics(c))]
 
 
-def full_plan(corpus: Corpus, lock: Lock, *, deck_name: str, notes: Sequence[BuiltNote] = ()) -> DeckPlan:
+def full_plan(corpus: Corpus, lock: Lock, *, deck_name: str, notes: Sequence[BuiltNote] = (),
+              locked: Sequence[LockedNote] = ()) -> DeckPlan:
     """The package of the whole corpus: every card in study order, identities and dates from *lock*.
 
-    *notes*, when given, are the rendered notes of ``corpus.cards`` in their order (so none is rendered twice).
+    *notes*, when given, are the rendered notes of ``corpus.cards`` in their order (so none is rendered twice);
+    *locked*, when given, their notes in *lock* (:attr:`~deckgen.lock.Update.of_built`), in the same order.
     """
     return _plan(corpus.cards, corpus.curriculum.topic_order, lock, deck_name=deck_name,
-                 scope="全部主题 · All topics", command="deckgen build", notes=notes)
+                 scope="全部主题 · All topics", command="deckgen build", notes=notes, locked=locked)
 
 
 def topic_plan(corpus: Corpus, full: DeckPlan, topic_ids: Sequence[str]) -> DeckPlan:
@@ -131,18 +133,20 @@ def topic_plan(corpus: Corpus, full: DeckPlan, topic_ids: Sequence[str]) -> Deck
 
 
 def _plan(cards: Sequence[Card], topic_order: Sequence[str], lock: Lock, *, deck_name: str, scope: str,
-          command: str, notes: Sequence[BuiltNote] = ()) -> DeckPlan:
-    # Each card's lock note looked up once, for its study order and for the content time (a dict keyed by
-    # identity for each was two more passes over 50,000 notes).
-    note_for = lock.note_for
-    locked = [note_for(c.entry.pr_key, c.key) for c in cards]
+          command: str, notes: Sequence[BuiltNote] = (), locked: Sequence[LockedNote | None] = ()) -> DeckPlan:
+    # Each card's lock note looked up once (unless the caller has them), for its study order, the content
+    # time and the package (a dict keyed by identity for each was two more passes over 50,000 notes).
+    if not locked:
+        note_for = lock.note_for
+        locked = [note_for(c.entry.pr_key, c.key) for c in cards]
     positions = positions_in_order(cards, topic_order, [NEW if n is None else n.first_seen for n in locked])
     ordered = [cards[i] for i in positions]
     count = sum(anki_cards(c) for c in ordered)  # once: the description and the build's report both need it
     description = describe(ordered, scope=scope, command=command, content_time=_last_change(locked, lock),
                            card_count=count)
     return DeckPlan(ordered, deck_name=deck_name, timestamp=lock.latest(), lock=lock, description=description,
-                    notes=[notes[i] for i in positions] if notes else (), card_count=count)
+                    notes=[notes[i] for i in positions] if notes else (), card_count=count,
+                    locked=[locked[i] for i in positions])
 
 
 def content_time(cards: Sequence[Card], lock: Lock) -> int:

@@ -365,4 +365,10 @@ def test_a_lock_holds_what_its_update_reports_in_lock_order(builds: list[tuple[l
         distinct = distinct and len({(n.pr, n.key) for n in built}) == len(built)
         if distinct:
             assert len({n.guid for n in notes}) == len(notes) == len({n.nid for n in notes})
+        # Each built note's own note in the new lock, in build order (the plan and package take them from here).
+        assert [(n.pr, n.key, n.hash) for n in update.of_built] == [(b.pr, b.key, b.hash) for b in built]
+        in_lock = set(map(id, notes))
+        assert all(id(n) in in_lock for n in update.of_built)
+        if len({(n.pr, n.key) for n in built}) == len(built):
+            assert all(n is update.lock.note_for(n.pr, n.key) for n in update.of_built)
         lock = update.lock

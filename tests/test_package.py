@@ -119,3 +119,19 @@ def test_a_build_leaves_the_cycle_collector_as_it_found_it(enabled: bool, tmp_pa
         assert gc.isenabled() == enabled
     finally:
         gc.enable()
+
+
+def test_the_plan_carries_each_cards_lock_note_and_the_deck_is_the_one_lookups_make(tmp_path: Path) -> None:
+    """A build hands the plan each card's note in the new lock (from reconcile), so packaging looks none up."""
+    from deckgen.package import apkg_bytes
+    from deckgen.pipeline import build_deck, prepare_build
+
+    out = tmp_path / "deck.apkg"
+    build_deck([SEEDS], out, timestamp=1_700_000_000)
+    (tmp_path / "extra.txt").write_text((Path(__file__).parent / "fixtures" / "good.txt").read_text("utf-8"), "utf-8")
+    prepared = prepare_build([SEEDS, tmp_path / "extra.txt"], out, timestamp=1_800_000_000)  # new notes and old
+    plan, lock = prepared.plan, prepared.update.lock
+    assert prepared.update.new and prepared.update.unchanged
+    assert len(plan.locked) == len(plan.cards)
+    assert all(n is lock.note_for(c.entry.pr_key, c.key) for c, n in zip(plan.cards, plan.locked))
+    assert apkg_bytes(plan) == apkg_bytes(replace(plan, locked=()))
