@@ -19,12 +19,12 @@ from deckgen.atomic import TEMP_PREFIX, atomic_files
 from deckgen.cli import cli
 from deckgen.errors import OutputError
 
-# A build whose disk is slow.  Its write steps are: streaming the collection into the
-# staged deck (shutil.copyfileobj) and fsyncing each staged file.  At step N it announces
+# A build whose disk is slow.  Its write steps are fsyncing each staged file (the collection
+# is zipped in a thread meanwhile, see test_package.py for its interruption).  At step N it announces
 # itself and hangs, so the test can signal the process while it is provably in the middle
 # of writing; with N = 0 it counts the steps and reports them when it exits.
 SLOW_DISK = """
-import atexit, os, shutil, sys, time
+import atexit, os, sys, time
 from pathlib import Path
 from deckgen.atomic import TEMP_PREFIX
 marker, pause_at = Path(sys.argv[1]), int(sys.argv[2])
@@ -42,7 +42,6 @@ def slow(real, counts=lambda *args: True):
     return wrapper
 staged = lambda fd: os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(TEMP_PREFIX)
 os.fsync = slow(os.fsync, staged)
-shutil.copyfileobj = slow(shutil.copyfileobj)
 if not pause_at:
     atexit.register(lambda: marker.write_text(str(steps[0])))
 from deckgen.cli import cli

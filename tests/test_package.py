@@ -5,6 +5,7 @@ from __future__ import annotations
 import zipfile
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import genanki
 import pytest
@@ -100,6 +101,66 @@ def test_no_temporary_files_left(tmp_path: Path) -> None:
 def test_output_that_is_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="is a folder"):
         write_apkg(DeckPlan([CARD], timestamp=1), tmp_path)
+
+
+def _previous_deck(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    from deckgen.pipeline import build_deck
+
+    out = tmp_path / "deck.apkg"
+    build_deck([SEEDS], out, timestamp=1_700_000_000)
+    return out, {p.name: p.read_bytes() for p in sorted(tmp_path.iterdir())}
+
+
+def test_an_interrupt_while_the_collection_is_zipped_stops_the_zip_and_keeps_the_previous_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock is written while the collection is zipped in a thread: an interrupt there stops the zip at its
+    next chunk, and the build leaves the previous deck and lock as they were, and no temporary file or thread."""
+    import threading
+
+    from deckgen.pipeline import build_deck
+
+    out, before = _previous_deck(tmp_path)
+    monkeypatch.setattr(package, "_ZIP_CHUNK", 16)  # tens of thousands of chunks: still zipping when interrupted
+    zip_ended: list[type[BaseException] | None] = []
+    real_zip = package._zip_collection
+
+    def zip_collection(*args: Any) -> None:
+        try:
+            real_zip(*args)
+        except BaseException as exc:
+            zip_ended.append(type(exc))
+            raise
+        zip_ended.append(None)
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(package, "_zip_collection", zip_collection)
+    monkeypatch.setattr(package, "_write_lock", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_deck([SEEDS], out, timestamp=1_800_000_000)
+    assert zip_ended == [package._Stopped]
+    assert {p.name: p.read_bytes() for p in sorted(tmp_path.iterdir())} == before
+    assert not [t for t in threading.enumerate() if t.name.startswith("deckgen-zip")]
+
+
+def test_a_disk_error_while_the_collection_is_zipped_names_the_deck(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error in the zip's thread is the build's error: a clear message, the previous files kept."""
+    import errno
+    import os
+
+    from deckgen.pipeline import build_deck
+
+    out, before = _previous_deck(tmp_path)
+
+    def disk_full(header: bytes) -> bytes:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(package, "_as_in_memory", disk_full)
+    with pytest.raises(OutputError, match=r"deck\.apkg: writing failed \(No space left on device\); the previous file is unchanged"):
+        build_deck([SEEDS], out, timestamp=1_800_000_000)
+    assert {p.name: p.read_bytes() for p in sorted(tmp_path.iterdir())} == before
 
 
 @pytest.mark.parametrize("enabled", [True, False])
