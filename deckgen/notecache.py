@@ -35,8 +35,8 @@ from .glossary import Glossary
 from .lock import BuiltNote
 from .package import built_note
 from .entrystore import EntryStore
-from .results import make_result
-from .resultcache import Result, decode_tuple, decode_with, encode_with, encode_without, extractor_version, is_cards, source_version
+from .results import Companioned, make_result
+from .resultcache import Result, decode_with, encode_with, extractor_version, is_cards, source_version
 from .topics import Taxonomy
 from .types import Card, Entry, Review
 
@@ -63,18 +63,21 @@ class NoteMaker:
 
     A stored file is all a build needs of its entries, their reviews and cards
     included: its entries are read from one row, not from the results cache too.
-    What workers rendered (``--jobs N``) is kept as they sent it, a row per entry:
-    encoding it again here would give every string of the notes this process
-    holds a UTF-8 copy (pickle caches one in each string it writes), 285 MB more
-    on 100,000 entries.  The next build without workers puts such entries
-    together in their files' rows.
+    With ``--jobs N`` the workers take a file's entries to make together and
+    render them too (see :meth:`encoded`): a file they made whole is stored as
+    they sent it.  Encoding their notes again here would give every string of the
+    notes this process holds a UTF-8 copy (pickle caches one in each string it
+    writes), 285 MB more on 100,000 entries.
     """
 
     def __init__(self, taxonomy: Taxonomy | None, glossary: Glossary | None, *, cache: bool = True) -> None:
         self.taxonomy, self.glossary = taxonomy, glossary
         self._store = _open_store(cache, taxonomy, glossary)
+        self._entries: Sequence[Entry] = ()
         self._file_of: dict[int, tuple[_File, int]] = {}
         """Each entry's file and its place in it, by the entry's id (set by :meth:`missing`)."""
+        self._chunk: tuple[Companioned | None, dict[int, EntryNotes]] = (None, {})
+        """The worker's chunk whose entries are arriving, and their notes by entry id."""
 
     def missing(self, entries: Sequence[Entry]) -> list[int]:
         """The indexes of the *entries* with nothing stored (what is stored may still turn out damaged).
@@ -83,50 +86,67 @@ class NoteMaker:
         """
         stored = self._store.keys()
         files = _files_of(entries)
+        self._entries = entries
         self._file_of = {id(entry): (file, place) for file in files for place, entry in enumerate(file.entries)}
         for file in files:
             file.in_row = file.key in stored
             if not file.in_row and self._store.enabled:
                 file.expect_all()
-        return [i for i, entry in enumerate(entries)
-                if not self._file_of[id(entry)][0].in_row and entry.content_key not in stored]
+        return [i for i, entry in enumerate(entries) if not self._file_of[id(entry)][0].in_row]
+
+    def file_of(self, index: int) -> object:
+        """The stored file (a row of the cache) that the entry at *index* belongs to: what workers make together."""
+        return self._file_of[id(self._entries[index])][0]
 
     def stored(self, entries: Sequence[Entry]) -> Iterator[EntryNotes | None]:
-        """What is stored of each of *entries*, in their order; None where nothing intact is."""
-        alone = [e for e in entries if not self._file_of[id(e)][0].in_row]
-        rows = self._store.get_many([e.content_key for e in alone])
+        """What is stored of each of *entries* (none of them :meth:`missing`), in their order; None where nothing
+        intact is."""
         opened: tuple[_File | None, list[EntryNotes | None]] = (None, [])
         for entry in entries:
             file, place = self._file_of[id(entry)]
-            if file.in_row:
-                if opened[0] is not file:  # one file at a time: the one before is let go
-                    opened = (file, self._open(file))
-                yield opened[1][place]
-            else:
-                data = next(rows)
-                found = None if data is None else _decode(data, entry)
-                if found is not None:
-                    self._arrived(file, place, found)
-                yield found
+            if opened[0] is not file:  # one file at a time: the one before is let go
+                opened = (file, self._open(file))
+            yield opened[1][place]
 
-    def notes(self, entry: Entry, result: Result | None, made: bytes | None = None) -> EntryNotes:
+    def notes(self, entry: Entry, result: Result | None, made: Companioned | None = None) -> EntryNotes:
         """The notes of the freshly extracted *entry*, whose review and (untagged) cards are *result*; kept.
 
-        *made* is :meth:`encoded` of them by a worker process, when one made them (*result* may then be None).
+        *made* is what a worker's :meth:`encoded` made of the chunk of *entry*, when a worker rendered it (*result*
+        may then be None).
         """
-        file, place = self._file_of.get(id(entry), (None, 0))
-        found = _decode(made, entry) if made else None
-        if made and found is not None:
-            self._store.put(entry.content_key, made)
-            if file is not None:
-                file.pending = None  # no row for this file in this build: see the class
-            return found
+        if made is not None:
+            found = self._from_worker(made).get(id(entry))
+            if found is not None:
+                return found
         if result is None:  # a worker's bytes that do not decode: only a bug gets here, never lose an entry for it
             result = make_result(entry)
         found = self._make(*result)
+        file, place = self._file_of.get(id(entry), (None, 0))
         if file is not None:
             self._arrived(file, place, found)
         return found
+
+    def _from_worker(self, made: Companioned) -> dict[int, EntryNotes]:
+        """The notes of the entries of a chunk a worker made and rendered, by entry id, decoded when its first entry
+        arrives; a whole file's bytes are its row, stored as they are."""
+        if self._chunk[0] is made:
+            return self._chunk[1]
+        entries = [self._entries[i] for i in made.indexes]
+        loaded = decode_with(made.data, entries)
+        found: list[EntryNotes | None] = [None] * len(entries)
+        if isinstance(loaded, tuple) and len(loaded) == len(entries):
+            found = [_checked(values, entry) for values, entry in zip(loaded, entries)]
+        file = self._file_of[id(entries[0])][0]
+        if (None not in found and file.pending is not None and file.waiting == len(file.entries) == len(entries)
+                and all(a is b for a, b in zip(entries, file.entries))):
+            self._store.put(file.key, made.data)
+            file.pending = None
+        else:  # part of a file (the rest was in the results cache) or not intact: the file's row is made here
+            for entry, notes in zip(entries, found):
+                if notes is not None:
+                    self._arrived(*self._file_of[id(entry)], notes)
+        self._chunk = (made, {id(e): n for e, n in zip(entries, found) if n is not None})
+        return self._chunk[1]
 
     def _arrived(self, file: _File, place: int, notes: EntryNotes) -> None:
         # Stored as soon as the file is complete: while a worker makes the next entries, this process has time
@@ -155,9 +175,10 @@ class NoteMaker:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def encoded(self, review: Review, cards: Sequence[Card]) -> bytes:
-        """The notes of an entry new to the cache, worked out (in a worker) and encoded for :meth:`notes`."""
-        return _encode(self._make(review, cards))
+    def encoded(self, entries: Sequence[Entry], results: Sequence[Result]) -> bytes:
+        """The notes of a chunk of entries new to the cache, worked out (in a worker) and encoded together for
+        :meth:`notes`: the bytes of a file's row when the chunk is the whole file."""
+        return encode_with(entries, tuple(_values(self._make(*result)) for result in results))
 
     def _make(self, review: Review, cards: Sequence[Card]) -> EntryNotes:
         curriculum = entry_curriculum(review, self.taxonomy, self.glossary)
@@ -212,16 +233,6 @@ def _values(notes: EntryNotes) -> tuple[object, ...]:
     for note in notes.notes:
         note.hash  # noqa: B018 -- computed now, so it is stored with the note and the lock need not redo it
     return (notes.review.entry.content_key, notes.review, notes.curriculum, notes.cards, notes.notes)
-
-
-def _encode(notes: EntryNotes) -> bytes:
-    """*notes* as notes-cache bytes, with the key of their entry (whose fields are left out)."""
-    return encode_without(notes.review.entry, _values(notes))
-
-
-def _decode(data: bytes, entry: Entry) -> EntryNotes | None:
-    """The notes of *entry* in *data* (from :func:`_encode`), or None for anything not intact or not its own."""
-    return _checked(decode_tuple(data, entry, 5), entry)
 
 
 def _checked(loaded: object, entry: Entry) -> EntryNotes | None:

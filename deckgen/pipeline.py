@@ -141,7 +141,7 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
     with NoteMaker(taxonomy, glossary, cache=cache) as maker:
         wanted = maker.missing(entries)
         with result_stream(entries, wanted, cache=cache, jobs=jobs, progress=progress,
-                           companion=maker.encoded) as stream:
+                           companion=maker.encoded, together=maker.file_of) as stream:
             to_make = set(wanted)
             have = [i for i in range(len(entries)) if i not in to_make]
             damaged = []

@@ -80,17 +80,52 @@ def test_a_changed_entry_is_extracted_again_and_its_file_matched_and_rendered_ag
     assert after == build(seeds, tmp_path / "c", cache=False)
 
 
-def test_what_workers_rendered_is_read_back_then_kept_a_row_per_file(seeds: Path, cache_dir: Path, tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def encoded_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of entries of each notes row encoded in this process (workers count in their own copies)."""
+    rows: list[int] = []
+    encode = notecache.encode_with
+    monkeypatch.setattr(notecache, "encode_with", lambda entries, value: rows.append(len(entries)) or encode(entries, value))
+    return rows
+
+
+def test_workers_store_each_file_they_made_whole_as_its_row_and_the_next_build_reads_it(
+        seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --jobs 2 a worker makes and renders a file's entries together and sends the file's row: this process
+    stores it as sent, and encodes nothing (which would give each string of the notes it holds a UTF-8 copy)."""
     monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)
+    encoded = encoded_here(monkeypatch)
     expected = build(seeds, tmp_path / "a", jobs=2)
     files = sorted(seeds.glob("*.txt"))
-    entries = sum(len(parse_seed_file(p)) for p in files)
-    assert notes_rows(cache_dir) == (entries, 0)
+    assert notes_rows(cache_dir) == (0, len(files)) and encoded == []
+    assert expected == build(seeds, tmp_path / "uncached", cache=False)
     done = count_work(monkeypatch)
     no_extraction(monkeypatch)
-    assert build(seeds, tmp_path / "b") == expected and done == []
-    assert notes_rows(cache_dir) == (entries, len(files))  # the single rows stay, unused from now on
+    assert build(seeds, tmp_path / "b") == expected and done == [] and encoded == []
+
+
+def test_workers_making_part_of_a_file_leave_its_row_to_this_process(seeds: Path, cache_dir: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two entries of a file changed: the workers make those two, the rest of the file comes from the results cache,
+    and this process puts the file's row together from both."""
+    build(seeds, tmp_path / "a")
+    path = sorted(seeds.glob("*.txt"))[-1]
+    text, changed = path.read_text("utf-8"), parse_seed_file(path)[-2:]
+    for entry in changed:
+        text = text.replace(entry.review, entry.review + "另外，采用缓存而非重算，以避免重复分词。")
+    path.write_text(text, "utf-8")
+    monkeypatch.setattr(results, "MIN_ENTRIES_PER_JOB", 1)
+    made_here: list[str] = []  # what workers append goes to their own copy of the list
+    make_notes = notecache.NoteMaker._make
+    monkeypatch.setattr(notecache.NoteMaker, "_make",
+                        lambda self, review, cards: made_here.append(review.entry.title) or make_notes(self, review, cards))
+    encoded = encoded_here(monkeypatch)
+    after = build(seeds, tmp_path / "b", jobs=2)
+    assert made_here == [e.title for e in parse_seed_file(path)[:-2]]  # the two changed ones: in the workers
+    assert encoded == [len(parse_seed_file(path))]  # the changed file's row, put together here
+    assert after == build(seeds, tmp_path / "uncached", cache=False)
+    assert notes_rows(cache_dir)[0] == 0
+    done = count_work(monkeypatch)
+    assert build(seeds, tmp_path / "c") == after and done == []
 
 
 def test_a_long_file_is_stored_in_rows_of_a_few_entries(seeds: Path, cache_dir: Path, tmp_path: Path,
