@@ -1,7 +1,9 @@
 """deckgen's per-user cache folder, and when to do without one.
 
-jieba caches its prefix dictionary as a ``marshal`` file and loads any file of
-that name it finds there (``shared/docs/jieba.md`` §5).  So the cache folder
+jieba's prefix dictionary and part-of-speech table are kept there as ``marshal``
+files (:mod:`deckgen.prefixdict`, :mod:`deckgen.postags`), which deckgen loads
+from there, as jieba loads its own cache, which deckgen no longer uses
+(``shared/docs/jieba.md`` §5).  So the cache folder
 must be one only this user can write: never a shared temporary folder, where
 another user could plant the file, and never a folder deckgen had to guess
 into existence (an unset or relative ``HOME``).  When no such folder is at hand

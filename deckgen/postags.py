@@ -8,7 +8,7 @@ among them.  So the table is kept as the sorted words joined into one string,
 where each word starts in it, and a tag number per word, and looked up by
 binary search: 4 MB, three objects to load.
 
-The file sits beside jieba's own cache (the private folder
+The file sits beside the prefix dictionary (:mod:`deckgen.prefixdict`; the private folder
 :mod:`deckgen.segment` chooses), is named after the dictionary's path, size and
 modification time, starts with a SHA-256 digest of its payload (a damaged file
 is made again, never loaded) and is written atomically.
@@ -103,18 +103,24 @@ def parse_tags(lines: Iterable[bytes]) -> dict[str, str]:
     return tags
 
 
+def kept_file(tokenizer: Any, folder: Path, stem: str) -> Path | None:
+    """Where *folder* keeps what was made of *tokenizer*'s dictionary as it is now (its path, size and modification
+    time name the file); None when the dictionary cannot be looked at."""
+    source = dictionary_path(tokenizer)
+    try:
+        info = source.stat()
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{source}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:16]
+    return folder / f"{stem}.{key}.marshal"
+
+
 def load_tags(tokenizer: Any, folder: Path | None) -> TagTable:
     """The tags of *tokenizer*'s dictionary, kept in *folder* (a private one: marshal; ``None``: no file)."""
-    source = dictionary_path(tokenizer)
     if folder is None:
         with tokenizer.get_dict_file() as f:
             return TagTable.from_pairs(parse_tags(f))
-    try:
-        info = source.stat()
-        key = hashlib.sha256(f"{source}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:16]
-        cached: Path | None = folder / f"deckgen-postags.{key}.marshal"
-    except OSError:
-        cached = None
+    cached = kept_file(tokenizer, folder, "deckgen-postags")
     if cached is not None:
         try:
             table = TagTable.from_bytes(cached.read_bytes())

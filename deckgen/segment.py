@@ -21,6 +21,7 @@ from typing import Any
 
 from .cache import private_cache_dir
 from .postags import TagTable, load_tags
+from .prefixdict import load_prefix_dict
 
 # Chinese words of the field that jieba's dictionary lacks or splits
 # (后端 → 后|端, 预分配 → 预|分配).  High frequency so that they beat
@@ -90,13 +91,10 @@ class Segmenter:
         jieba.setLogLevel(logging.CRITICAL)
         self._tk: Any = jieba.Tokenizer()
         folder = self._folder = private_cache_dir()
-        if folder is not None:
-            self._tk.tmp_dir = str(folder)
-        else:
-            # No private folder: build the dictionary without jieba's cache, which would
-            # otherwise be looked for, and written, in the shared temporary folder.
-            self._tk.FREQ, self._tk.total = self._tk.gen_pfdict(self._tk.get_dict_file())
-            self._tk.initialized = True
+        # Never jieba's own cache, which it would look for (and write) in the shared temporary folder
+        # without a private one: the prefix dictionary is kept in deckgen's folder, in a faster form.
+        self._tk.FREQ, self._tk.total = load_prefix_dict(self._tk, folder)
+        self._tk.initialized = True
         for word in DOMAIN_WORDS:
             self._tk.add_word(word, freq=100_000, tag="nz")
         self._tags: TagTable | None = None

@@ -21,6 +21,7 @@ import pytest
 
 from conftest import FIXTURES, NOBODY, as_root
 from deckgen import build_deck
+from deckgen.postags import kept_file
 
 EPOCH = "1700000000"
 SEED = FIXTURES / "good.txt"
@@ -98,28 +99,39 @@ def _build(tmp_path: Path) -> Build:
     return Build(tmp_path)
 
 
-def poisoned_cache(path: Path) -> None:
-    """A jieba cache that, if loaded, breaks the build: every character of the seed gets a non-number frequency."""
-    freq = {char: "planted" for char in SEED.read_text(encoding="utf-8")}
-    with path.open("wb") as handle:
-        marshal.dump((freq, 1), handle)
+def poisoned_cache(folder: Path) -> list[str]:
+    """Prefix dictionaries planted in *folder* that, if loaded, break the build; their names.
+
+    deckgen's own kept form (its frequencies total less than 0: the build fails on a logarithm), and jieba's own cache
+    file (every character of the seed gets a non-number frequency), which deckgen never reads.
+    """
+    from deckgen.prefixdict import to_bytes
+    from deckgen.segment import get_segmenter
+
+    kept = kept_file(get_segmenter()._tk, folder, "deckgen-prefixdict")
+    assert kept is not None
+    kept.write_bytes(to_bytes({char: 1 for char in SEED.read_text(encoding="utf-8") if not char.isspace()}, -2**62) or b"")
+    with (folder / "jieba.cache").open("wb") as handle:
+        marshal.dump(({char: "planted" for char in SEED.read_text(encoding="utf-8")}, 1), handle)
+    return sorted([kept.name, "jieba.cache"])
 
 
 def test_writable_home_gets_a_private_cache(build: Build, reference: Path) -> None:
-    """Control for the tests below: with a normal HOME the jieba cache lands in ~/.cache/deckgen, mode 0700."""
+    """Control for the tests below: with a normal HOME jieba's dictionary is kept in ~/.cache/deckgen, mode 0700."""
     home = folder(build.root / "home")
     build.check(build.run(HOME=str(home)), reference)
     cache = home / ".cache" / "deckgen"
-    assert (cache / "jieba.cache").is_file()
+    assert len(list(cache.glob("deckgen-prefixdict.*.marshal"))) == 1
+    assert not (cache / "jieba.cache").exists()  # jieba's own form of it is neither read nor written
     assert cache.stat().st_mode & 0o777 == 0o700
 
 
 def test_a_poisoned_cache_in_a_private_folder_is_loaded(build: Build) -> None:
-    """Control for the shared-folder tests: jieba does load the planted file from a folder it trusts."""
+    """Control for the shared-folder tests: deckgen does load the planted file from a folder it trusts."""
     cache = folder(build.root / "cache", 0o700)
-    poisoned_cache(cache / "jieba.cache")
+    poisoned_cache(cache)
     result = build.run(DECKGEN_CACHE_DIR=str(cache))
-    assert result.returncode != 0 and "TypeError" in result.stderr
+    assert result.returncode != 0 and "math domain error" in result.stderr
 
 
 def test_read_only_home(build: Build, reference: Path) -> None:
@@ -145,9 +157,9 @@ def test_read_only_cache_folder(build: Build, reference: Path) -> None:
 def test_world_writable_cache_folder_is_neither_read_nor_written(build: Build, reference: Path) -> None:
     """jieba marshal-loads its cache: one planted in a shared folder must not be used, and nothing is written there."""
     shared = folder(build.root / "shared", 0o1777)
-    poisoned_cache(shared / "jieba.cache")
+    planted = poisoned_cache(shared)
     build.check(build.run(DECKGEN_CACHE_DIR=str(shared)), reference)
-    assert listing(shared) == ["jieba.cache"]
+    assert listing(shared) == planted
 
 
 @pytest.mark.skipif(not as_root(), reason="needs a folder owned by another user")
@@ -155,9 +167,9 @@ def test_cache_folder_owned_by_another_user_is_not_used(build: Build, reference:
     """$XDG_CACHE_HOME on a shared disk where someone else created deckgen/ first: not trusted."""
     shared = folder(build.root / "xdg", 0o1777)
     theirs = folder(shared / "deckgen", 0o755, mine=False)
-    poisoned_cache(theirs / "jieba.cache")
+    planted = poisoned_cache(theirs)
     build.check(build.run(XDG_CACHE_HOME=str(shared)), reference)
-    assert listing(shared) == ["deckgen", "deckgen/jieba.cache"]
+    assert listing(shared) == ["deckgen", *(f"deckgen/{name}" for name in planted)]
 
 
 @pytest.mark.parametrize("state", ["read-only", "missing"])

@@ -70,15 +70,22 @@ def test_no_english_words_in_jieba_dictionary() -> None:
     assert all(not any(c.isascii() and c.isalpha() for c in w) for w in DOMAIN_WORDS)
 
 
-def test_jieba_cache_goes_to_deckgen_cache_dir(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """jieba's dictionary cache is written to deckgen's own per-user folder, which deckgen creates."""
-    from deckgen.segment import Segmenter
+def test_jiebas_dictionary_is_kept_in_deckgen_cache_dir(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """jieba's prefix dictionary is kept in deckgen's own per-user folder, which deckgen creates, and read back."""
+    from deckgen import prefixdict
+    from deckgen.segment import Segmenter, _import_jieba
 
     target = tmp_path / "nested" / "cache"
     monkeypatch.setenv("DECKGEN_CACHE_DIR", str(target))
-    seg = Segmenter()
-    seg.tokenize("预分配")
-    assert (target / "jieba.cache").is_file()
+    assert [t.text for t in Segmenter().tokenize("预分配显存")] == ["预分配", "显存"]
+    assert [p.name.split(".")[0] for p in target.iterdir()] == ["deckgen-prefixdict"]  # not jieba's own cache
+
+    def not_again(*args: object) -> None:
+        raise AssertionError("the dictionary was parsed again")
+
+    monkeypatch.setattr(prefixdict, "write_cache_file", not_again)
+    monkeypatch.setattr(_import_jieba().Tokenizer, "gen_pfdict", not_again)
+    assert [t.text for t in Segmenter().tokenize("预分配显存")] == ["预分配", "显存"]
 
 
 def test_jieba_says_nothing_on_stderr(tmp_path, monkeypatch, capfd) -> None:  # type: ignore[no-untyped-def]
