@@ -14,8 +14,7 @@ from typing import cast
 from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .curriculum import Curriculum, apply_curriculum, load_data_files
 from .gate import anki_cards
-from .lint import review_findings
-from .notecache import EntryNotes, NoteMaker
+from .notecache import MIN_CARDS_PER_PR, EntryNotes, NoteMaker
 from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
 from .lockmemo import LockMemo
 from .notetypes import fingerprints
@@ -29,7 +28,6 @@ from .glossary import Glossary
 from .topics import Taxonomy
 from .types import BuildReport, Card, CardKind, DeckChanges, Entry, Level, Review
 
-MIN_CARDS_PER_PR = 3
 
 
 @contextmanager
@@ -134,11 +132,11 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
 
     def keep(index: int, notes: EntryNotes) -> None:
         nonlocal fact_count
-        entry_warnings[index] = _entry_warnings(notes.review, notes.cards)
-        fact_count += len(notes.review.facts)
-        arrived[index] = notes if facts else replace(notes, review=replace(notes.review, facts=()))
+        entry_warnings[index] = notes.warnings
+        fact_count += notes.fact_count
+        arrived[index] = notes if facts or not notes.review.facts else replace(notes, review=replace(notes.review, facts=()))
 
-    with NoteMaker(taxonomy, glossary, cache=cache) as maker:
+    with NoteMaker(taxonomy, glossary, cache=cache, facts=facts) as maker:
         wanted = maker.missing(entries)
         with result_stream(entries, wanted, cache=cache, jobs=jobs, progress=progress,
                            companion=maker.encoded, together=maker.file_of) as stream:
@@ -160,18 +158,6 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
                     keep(index, maker.notes(entries[index], result))
             from_cache += again.cached
     return _MadeNotes(cast(list[EntryNotes], arrived), entry_warnings, from_cache, fact_count)  # every slot filled by now
-
-
-def _entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:
-    entry = review.entry
-    out = []
-    count = sum(anki_cards(c) for c in cards)
-    if count < MIN_CARDS_PER_PR:
-        out.append(f"{entry.path}:{entry.title_line}: only {count} card(s) for this PR; the review names few "
-                   "decisions deckgen can read (name each decision explicitly: 1) 2) …, **名称**: 说明, "
-                   "or 采用 X 而非 Y)")
-    out.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
-    return tuple(out)  # () for most entries: one shared empty tuple, not a list each
 
 
 def build_timestamp() -> int:

@@ -126,6 +126,11 @@ def test_workers_making_part_of_a_file_leave_its_row_to_this_process(seeds: Path
     assert notes_rows(cache_dir)[0] == 0
     done = count_work(monkeypatch)
     assert build(seeds, tmp_path / "c") == after and done == []
+    from deckgen.pipeline import build_corpus
+
+    with_facts = build_corpus([seeds])
+    assert done == []  # the row put together here holds every entry's facts: it is read as it is
+    assert [r.facts for r in with_facts.reviews] == [r.facts for r in build_corpus([seeds], cache=False).reviews]
 
 
 def test_a_long_file_is_stored_in_rows_of_a_few_entries(seeds: Path, cache_dir: Path, tmp_path: Path,
@@ -236,8 +241,8 @@ class StageDetails(NoProgress):
         self.details[name] = detail
 
 
-def test_a_deck_build_lets_the_facts_go_but_the_cache_and_other_corpora_keep_them(seeds: Path, cache_dir: Path,
-                                                                                tmp_path: Path) -> None:
+def test_a_deck_build_lets_the_facts_go_but_the_cache_and_other_corpora_keep_them(
+        seeds: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from deckgen.pipeline import build_corpus, prepare_build
 
     full_progress, build_progress = StageDetails(), StageDetails()
@@ -250,3 +255,11 @@ def test_a_deck_build_lets_the_facts_go_but_the_cache_and_other_corpora_keep_the
     assert full_progress.details["cards"].startswith(facts) and build_progress.details["cards"].startswith(facts)
     from_cache = build_corpus([seeds])
     assert [r.facts for r in from_cache.reviews] == [r.facts for r in full.reviews]
+    # A warm deck build does not even read the facts back: the rows hold the warnings and fact counts.
+    facts_read: list[bytes] = []
+    loads = notecache.pickle.loads
+    monkeypatch.setattr(notecache.pickle, "loads", lambda data: facts_read.append(data) or loads(data))
+    warm_progress = StageDetails()
+    warm = prepare_build([seeds], tmp_path / "deck.apkg", progress=warm_progress)
+    assert facts_read == [] and warm.corpus.warnings == full.warnings and warm_progress.details["cards"].startswith(facts)
+    assert [r.facts for r in build_corpus([seeds]).reviews] == [r.facts for r in full.reviews] and facts_read
