@@ -14,7 +14,7 @@ from typing import cast
 from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .curriculum import Curriculum, apply_curriculum, load_data_files
 from .gate import anki_cards
-from .notecache import MIN_CARDS_PER_PR, EntryNotes, NoteMaker
+from .notecache import EntryNotes, NoteMaker
 from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
 from .lockmemo import LockMemo
 from .notetypes import fingerprints
@@ -27,7 +27,6 @@ from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_r
 from .glossary import Glossary
 from .topics import Taxonomy
 from .types import BuildReport, Card, CardKind, DeckChanges, Entry, Level, Review
-
 
 
 @contextmanager
@@ -124,7 +123,8 @@ def _entry_notes(entries: Sequence[Entry], taxonomy: Taxonomy | None, glossary: 
     big build, started first), then matched, tagged and rendered here as each arrives: while workers
     extract, this process reads the stored entries and does its share.  With several workers they
     render what they extract too: this process would otherwise be a third one busy on two cores.
-    Without *facts*, each review's facts go as soon as its warnings are found (the cache keeps them).
+    Without *facts*, stored reviews come without theirs (their warnings and fact counts are stored too), and a new
+    review's go once its warnings are found (the cache keeps them).
     """
     arrived: list[EntryNotes | None] = [None] * len(entries)
     entry_warnings: list[tuple[str, ...]] = [()] * len(entries)

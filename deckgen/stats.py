@@ -15,7 +15,8 @@ from pathlib import Path
 from .gate import anki_cards
 from .markup import deletions, strip_markdown
 from .package import card_tags
-from .pipeline import DEFAULT_SOURCES, MIN_CARDS_PER_PR, Corpus, build_corpus
+from .notecache import MIN_CARDS_PER_PR
+from .pipeline import DEFAULT_SOURCES, Corpus, build_corpus
 from .segment import units
 from .types import Card, CardKind
 
