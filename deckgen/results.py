@@ -26,7 +26,7 @@ from typing import Any
 
 from .progress import NO_PROGRESS, Progress
 from .resultcache import Result, ResultCache, decode, encode
-from .types import Card, Entry, Review
+from .types import Entry
 
 MIN_ENTRIES_PER_JOB = 1000
 """Fewer workers than asked when each would get fewer entries than this.  Each worker sets jieba up

@@ -256,9 +256,13 @@ def test_a_deck_build_lets_the_facts_go_but_the_cache_and_other_corpora_keep_the
     from_cache = build_corpus([seeds])
     assert [r.facts for r in from_cache.reviews] == [r.facts for r in full.reviews]
     # A warm deck build does not even read the facts back: the rows hold the warnings and fact counts.
-    facts_read: list[bytes] = []
-    loads = notecache.pickle.loads
-    monkeypatch.setattr(notecache.pickle, "loads", lambda data: facts_read.append(data) or loads(data))
+    import pickle
+    from types import SimpleNamespace
+
+    facts_read: list[bytes] = []  # what notecache, and only it, unpickles itself: the facts
+    monkeypatch.setattr(notecache, "pickle", SimpleNamespace(
+        loads=lambda data: facts_read.append(data) or pickle.loads(data), dumps=pickle.dumps,
+        HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL))
     warm_progress = StageDetails()
     warm = prepare_build([seeds], tmp_path / "deck.apkg", progress=warm_progress)
     assert facts_read == [] and warm.corpus.warnings == full.warnings and warm_progress.details["cards"].startswith(facts)
