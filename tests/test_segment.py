@@ -79,6 +79,13 @@ def test_jiebas_dictionary_is_kept_in_deckgen_cache_dir(tmp_path, monkeypatch) -
     monkeypatch.setenv("DECKGEN_CACHE_DIR", str(target))
     assert [t.text for t in Segmenter().tokenize("预分配显存")] == ["预分配", "显存"]
     assert [p.name.split(".")[0] for p in target.iterdir()] == ["deckgen-prefixdict"]  # not jieba's own cache
+    # jieba's own cache, which deckgen kept there before, goes when deckgen first keeps the dictionary its way.
+    older = tmp_path / "older"
+    older.mkdir(mode=0o700)
+    (older / "jieba.cache").write_bytes(b"what deckgen kept before")
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(older))
+    Segmenter()
+    assert [p.name.split(".")[0] for p in older.iterdir()] == ["deckgen-prefixdict"]
 
     def not_again(*args: object) -> None:
         raise AssertionError("the dictionary was parsed again")
