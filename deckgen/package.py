@@ -162,15 +162,14 @@ def package_decks(plan: DeckPlan) -> list[PackageDeck]:
         members.setdefault(f"{plan.deck_name}::{note.repo}", ([], []))[1].append(index)
 
     # Looked up once, not once per note (a row per note: 51,816 in a deck of 10,000 PRs).
-    notes, cards, mods, locked_notes = plan.notes, plan.cards, plan.mods or {}, plan.locked
-    note_for = plan.lock.note_for if plan.lock else None
+    notes, cards, mods = plan.notes, plan.cards, plan.mods or {}
+    # A plan made by topicdecks carries each card's lock note; one made by hand is looked up here, once per card.
+    lock = plan.lock
+    locked_notes = plan.locked or [lock.note_for(c.entry.pr_key, c.key) if lock else None for c in cards]
 
     def card_row(position: int) -> NoteRow:
         built = notes[position] if notes else built_note(cards[position])
-        if locked_notes:
-            locked = locked_notes[position]
-        else:
-            locked = note_for(built.pr, built.key) if note_for else None
+        locked = locked_notes[position]
         if locked:
             return NoteRow(models[built.model], built.fields, built.tags, locked.guid, position, locked.mod, locked.nid)
         return NoteRow(models[built.model], built.fields, built.tags, built.guid, position,
