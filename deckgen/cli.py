@@ -192,10 +192,12 @@ def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prun
 
 @cli.command()
 @_SEEDS
-def lint(seeds: tuple[Path, ...]) -> None:
+@_GLOSSARY
+def lint(seeds: tuple[Path, ...], glossary: Path | None) -> None:
     """Check seed files (default: seeds/) and print one `file:line: level: message` per problem.
 
     Exits 1 when there are errors (the problems `deckgen build` refuses), else 0.
+    Acronyms are checked against the glossary a build would use.
 
     \b
     Example:
@@ -204,7 +206,7 @@ def lint(seeds: tuple[Path, ...]) -> None:
     from .lint import lint_corpus
 
     with _user_errors():
-        report = lint_corpus(seeds or DEFAULT_SOURCES)
+        report = lint_corpus(seeds or DEFAULT_SOURCES, glossary=glossary)
     for finding in report.findings:
         click.echo(str(finding))
     click.echo(report.summary, err=True)

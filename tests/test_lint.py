@@ -90,3 +90,18 @@ def test_no_glossary_skips_the_acronym_check(runner: CliRunner, tmp_path: Path) 
     result = runner.invoke(cli, ["lint", str(seed)])
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == "0 error(s), 0 warning(s) in 1 seed file(s); acronyms not checked (no glossary)\n"
+
+
+def test_glossary_option_checks_against_that_glossary(runner: CliRunner, tmp_path: Path) -> None:
+    """lint --glossary FILE reads the acronyms a build with the same option would: not the glossary beside the seeds."""
+    (tmp_path / "seeds").mkdir()
+    seed = write_seed(tmp_path, "seeds/a.txt", "o/r\n\n为 MoE 引入 DCP 支持。\n\n值得精读。采用分段缓存而非全局缓存，以避免锁竞争。\n")
+    write_seed(tmp_path, "seeds/glossary.toml", '[[term]]\nterm = "DCP"\nen = "Decode Context Parallelism"\nzh = "解码上下文并行"\n')
+    other = write_seed(tmp_path, "other.toml", '[[term]]\nterm = "MoE"\nen = "Mixture of Experts"\nzh = "混合专家"\n')
+    beside = runner.invoke(cli, ["lint", str(seed)])
+    chosen = runner.invoke(cli, ["lint", str(seed), "--glossary", str(other)])
+    assert (beside.exit_code, chosen.exit_code) == (0, 0)
+    assert "unknown acronym MoE" in beside.stdout and "DCP" not in beside.stdout
+    assert chosen.stdout == f"{seed}:3: warning: unknown acronym DCP (add a [[term]] for it to {other}, or list it in ignore = [...])\n"
+    missing = runner.invoke(cli, ["lint", str(seed), "--glossary", str(tmp_path / "nowhere.toml")])
+    assert missing.exit_code == 1 and "nowhere.toml" in missing.stderr and "Traceback" not in missing.output
