@@ -13,9 +13,11 @@ same, and nothing is written outside the output folder.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 
 def cache_dir() -> Path | None:
@@ -59,3 +61,39 @@ def private_cache_dir() -> Path | None:
     if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
         return None
     return wanted
+
+
+def sealed(magic: bytes, payload: bytes) -> bytes:
+    """A cache file's bytes: the format line *magic*, the payload's SHA-256 digest, the payload."""
+    return magic + hashlib.sha256(payload).digest() + payload
+
+
+def unsealed(magic: bytes, data: bytes) -> bytes | None:
+    """The payload of :func:`sealed` bytes of format *magic*, or None when they are not intact (a damaged file is
+    made again, never loaded)."""
+    start = len(magic) + 32
+    payload = data[start:]
+    if not data.startswith(magic) or hashlib.sha256(payload).digest() != data[len(magic):start]:
+        return None
+    return payload
+
+
+def kept_file(tokenizer: Any, folder: Path, stem: str) -> Path | None:
+    """Where *folder* keeps what was made of *tokenizer*'s dictionary as it is now (its path, size and modification
+    time name the file); None when the dictionary cannot be looked at."""
+    source = dictionary_path(tokenizer)
+    try:
+        info = source.stat()
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{source}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:16]
+    return folder / f"{stem}.{key}.marshal"
+
+
+def dictionary_path(tokenizer: Any) -> Path:
+    """The dictionary file a ``jieba.Tokenizer`` reads."""
+    import jieba
+
+    if tokenizer.dictionary == jieba.DEFAULT_DICT:
+        return Path(jieba.__file__).resolve().parent / jieba.DEFAULT_DICT_NAME
+    return Path(tokenizer.dictionary)

@@ -16,7 +16,6 @@ is made again, never loaded) and is written atomically.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 from array import array
 from bisect import bisect_left
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_cache_file
+from .cache import kept_file, sealed, unsealed
 
 _MAGIC = b"deckgen-postags 3\n"
 _OFFSET = "I"
@@ -64,16 +64,15 @@ class TagTable:
         return self._names[self._tags[i]] if i < len(self._tags) and self._word(i) == word else ""
 
     def to_bytes(self) -> bytes:
-        payload = marshal.dumps((self._names, self._text, self._starts.tobytes(), self._tags))
-        return _MAGIC + hashlib.sha256(payload).digest() + payload
+        return sealed(_MAGIC, marshal.dumps((self._names, self._text, self._starts.tobytes(), self._tags)))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> TagTable | None:
-        start = len(_MAGIC) + 32
-        if not data.startswith(_MAGIC) or hashlib.sha256(data[start:]).digest() != data[len(_MAGIC):start]:
+        payload = unsealed(_MAGIC, data)
+        if payload is None:
             return None
         try:
-            names, text, raw_starts, tags = marshal.loads(data[start:])
+            names, text, raw_starts, tags = marshal.loads(payload)
             starts = array(_OFFSET)
             starts.frombytes(raw_starts)
             if (not isinstance(text, str) or len(starts) != len(tags) + 1 or starts[0] != 0
@@ -84,15 +83,6 @@ class TagTable:
             return None
 
 
-def dictionary_path(tokenizer: Any) -> Path:
-    """The dictionary file a ``jieba.Tokenizer`` reads."""
-    import jieba
-
-    if tokenizer.dictionary == jieba.DEFAULT_DICT:
-        return Path(jieba.__file__).resolve().parent / jieba.DEFAULT_DICT_NAME
-    return Path(tokenizer.dictionary)
-
-
 def parse_tags(lines: Iterable[bytes]) -> dict[str, str]:
     """word → tag from the lines of a jieba dictionary: ``word frequency tag``."""
     tags: dict[str, str] = {}
@@ -101,18 +91,6 @@ def parse_tags(lines: Iterable[bytes]) -> dict[str, str]:
         if len(parts) == 3:
             tags[parts[0]] = parts[2]
     return tags
-
-
-def kept_file(tokenizer: Any, folder: Path, stem: str) -> Path | None:
-    """Where *folder* keeps what was made of *tokenizer*'s dictionary as it is now (its path, size and modification
-    time name the file); None when the dictionary cannot be looked at."""
-    source = dictionary_path(tokenizer)
-    try:
-        info = source.stat()
-    except OSError:
-        return None
-    key = hashlib.sha256(f"{source}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:16]
-    return folder / f"{stem}.{key}.marshal"
 
 
 def load_tags(tokenizer: Any, folder: Path | None) -> TagTable:

@@ -16,7 +16,6 @@ written atomically, as :mod:`deckgen.postags` keeps its table.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 from array import array
 from contextlib import suppress
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_cache_file
-from .postags import kept_file
+from .cache import kept_file, sealed, unsealed
 
 _MAGIC = b"deckgen-prefixdict 1\n"
 _JIEBAS_OWN = "jieba.cache"
@@ -39,17 +38,16 @@ def to_bytes(freq: dict[str, int], total: int) -> bytes | None:
     keys = "\n".join(freq)
     if keys.count("\n") != len(freq) - 1:
         return None
-    payload = marshal.dumps((keys, array(_FREQUENCY, freq.values()).tobytes(), total))
-    return _MAGIC + hashlib.sha256(payload).digest() + payload
+    return sealed(_MAGIC, marshal.dumps((keys, array(_FREQUENCY, freq.values()).tobytes(), total)))
 
 
 def from_bytes(data: bytes) -> PrefixDict | None:
     """What :func:`to_bytes` kept, or None for anything not intact."""
-    start = len(_MAGIC) + 32
-    if not data.startswith(_MAGIC) or hashlib.sha256(data[start:]).digest() != data[len(_MAGIC):start]:
+    payload = unsealed(_MAGIC, data)
+    if payload is None:
         return None
     try:
-        keys, raw, total = marshal.loads(data[start:])
+        keys, raw, total = marshal.loads(payload)
         frequencies = array(_FREQUENCY)
         frequencies.frombytes(raw)
     except (ValueError, EOFError, TypeError):

@@ -35,6 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .cache import sealed, unsealed
 from .entrystore import EntryStore
 from .types import Card, Entry, Review
 
@@ -206,7 +207,7 @@ def decode_with(data: bytes, entries: Sequence[Entry]) -> object:
 
 def encode_payload(payload: bytes) -> bytes:
     """A cache file's bytes: the format line, the payload's digest, the payload."""
-    return FORMAT + hashlib.sha256(payload).digest() + payload
+    return sealed(FORMAT, payload)
 
 
 def is_cards(value: object) -> TypeGuard[tuple[Card, ...]]:
@@ -216,8 +217,4 @@ def is_cards(value: object) -> TypeGuard[tuple[Card, ...]]:
 
 def intact_payload(data: bytes) -> bytes | None:
     """The payload of cache file bytes (from :func:`encode_payload`), or None when it is not intact."""
-    head = len(FORMAT)
-    digest, payload = data[head:head + 32], data[head + 32:]
-    if not data.startswith(FORMAT) or hashlib.sha256(payload).digest() != digest:
-        return None
-    return payload
+    return unsealed(FORMAT, data)

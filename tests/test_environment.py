@@ -21,7 +21,7 @@ import pytest
 
 from conftest import FIXTURES, NOBODY, as_root
 from deckgen import build_deck
-from deckgen.postags import kept_file
+from deckgen.cache import kept_file
 
 EPOCH = "1700000000"
 SEED = FIXTURES / "good.txt"
