@@ -23,14 +23,14 @@ import sys
 import time
 from pathlib import Path
 
-
 MODES = ("shared", "cleared", "jieba")
 
 
 def run(corpora: list[Path], limit: int, mode: str) -> float:
     """ms per entry of making every entry (in this process), or of segmenting its text with jieba."""
-    from deckgen.parse import read_corpus
-    from deckgen.results import make_result, memo_caches
+    from deckgen.cache.results import memo_caches
+    from deckgen.deck.notes import make_result
+    from deckgen.source.parse import read_corpus
 
     entries = read_corpus(corpora).entries[:limit]
     if mode == "jieba":

@@ -48,7 +48,7 @@ from make_corpus import write_corpus  # noqa: E402
 NEW_FILE_ENTRIES = 50
 ENTRY_CACHES = ("results", "notes", "locks")
 """The caches a cold build starts without and a +1 file build starts from as the build before left them (see
-deckgen.resultcache, deckgen.notecache and deckgen.lockmemo)."""
+deckgen.cache.resultcache, deckgen.cache.notecache and deckgen.cache.lockmemo)."""
 
 
 @dataclass
@@ -136,7 +136,7 @@ def bench_size(size: str, work: Path, jobs: int, repeat: int, extras: bool) -> l
     if size == "seeds":
         if not corpus.exists():
             shutil.copytree(ROOT / "seeds", corpus)
-        from deckgen.parse import scan_corpus
+        from deckgen.source.parse import scan_corpus
 
         count = len(scan_corpus([corpus]).entries)
     else:

@@ -14,16 +14,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
+from .options import BuildOptions
 from .types import BuildReport, Card, Entry, Fact, Review
 
 if TYPE_CHECKING:
-    from .glossary import load_glossary
-    from .pipeline import build_corpus, build_deck, build_topic_deck, build_topic_decks, list_topics
-    from .topics import load_taxonomy
+    from .curriculum.glossary import load_glossary
+    from .curriculum.topics import load_taxonomy
+    from .pipeline import (
+        build_corpus,
+        build_deck,
+        build_topic_deck,
+        build_topic_decks,
+        list_topics,
+    )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BuildOptions",
     "BuildReport",
     "Card",
     "DataFileError",
@@ -44,8 +52,8 @@ __all__ = [
     "load_taxonomy",
 ]
 _LAZY = {"build_corpus": "pipeline", "build_deck": "pipeline", "build_topic_deck": "pipeline",
-         "build_topic_decks": "pipeline", "list_topics": "pipeline", "load_glossary": "glossary",
-         "load_taxonomy": "topics"}
+         "build_topic_decks": "pipeline", "list_topics": "pipeline", "load_glossary": "curriculum.glossary",
+         "load_taxonomy": "curriculum.topics"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,22 +1,32 @@
 """The command line: options, one library call, a summary line, errors mapped to exit codes.
 
 Each command imports what it needs when it runs: ``deckgen --help`` and
-``deckgen lint`` must not pay for genanki or jieba (see :mod:`deckgen.defaults`).
+``deckgen lint`` must not pay for genanki or jieba (see :mod:`deckgen.options`).
+The only module that imports Click: the library reports progress through
+:class:`deckgen.progress.Progress`, which :class:`ConsoleProgress` draws here.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
+from typing import TextIO
 
 import click
 
 from . import __version__
-from .console import ConsoleProgress
-from .defaults import DEFAULT_DECK_NAME, DEFAULT_GRACE, DEFAULT_OUTPUT, DEFAULT_SOURCES
 from .errors import DeckgenError, UnknownTopic
+from .options import (
+    DEFAULT_DECK_NAME,
+    DEFAULT_GRACE,
+    DEFAULT_OUTPUT,
+    DEFAULT_SOURCES,
+    BuildOptions,
+)
 from .types import CardKind
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
@@ -62,8 +72,8 @@ def cli() -> None:
     """Turn review summaries of pull requests into Anki decks of their design decisions."""
 
 
-def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Path | None, output: Path, *,
-                  check: bool, quiet: bool, **options: object) -> None:
+def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Path | None, output: Path,
+                  full_deck: Path, options: BuildOptions, *, check: bool, quiet: bool) -> None:
     """``build --topic`` (one deck) or ``build --split-topics`` (a folder of decks and an index)."""
     ctx = click.get_current_context()
     if check or (split and (topics or ctx.get_parameter_source("output") == click.core.ParameterSource.COMMANDLINE)):
@@ -73,13 +83,13 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
 
     with _user_errors():
         if split:
-            folder = build_topic_decks(sources, split, **options)  # type: ignore[arg-type]
+            folder = build_topic_decks(sources, split, full_deck, options)
             decks = [d for d in folder.decks if d.path]
             warnings = folder.warnings
             summary = (f"Built {len(decks)} topic decks ({sum(d.cards for d in decks)} cards in all) "
                        f"from {folder.entries} PRs → {folder.index}")
         else:
-            deck = build_topic_deck(sources, topics, output, **options)  # type: ignore[arg-type]
+            deck = build_topic_deck(sources, topics, output, full_deck, options)
             warnings = deck.warnings
             summary = f"Built {deck.entries} PRs, {deck.cards} cards from {deck.files} seed file(s) → {deck.output}"
     if not quiet:
@@ -129,17 +139,17 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         deckgen build --split-topics decks/topics
     """
     sources = seeds or DEFAULT_SOURCES
+    options = BuildOptions(deck_name=deck_name, grace=grace, prune=prune, taxonomy=taxonomy, glossary=glossary,
+                           cache=not no_cache, jobs=jobs)
     if topics or split_topics:
-        _build_topics(sources, topics, split_topics, output, full_deck=full_deck, deck_name=deck_name,
-                      taxonomy=taxonomy, glossary=glossary, quiet=quiet, check=check)
+        _build_topics(sources, topics, split_topics, output, full_deck, options, quiet=quiet, check=check)
         return
     from .pipeline import build_deck
-    from .plan import check_deck
+    from .report.plan import check_deck
 
     if check:
         with _user_errors():
-            result = check_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
-                                taxonomy=taxonomy, glossary=glossary)
+            result = check_deck(sources, output, options)
         for difference in result.differences:
             click.echo(f"Out of date: {difference}", err=True)
         if not result.up_to_date:
@@ -148,8 +158,7 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
             click.echo(f"Up to date: {result.output} (deck version {result.version})")
         return
     with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
-        report = build_deck(sources, output, deck_name=deck_name, grace=grace, prune=prune,
-                            taxonomy=taxonomy, glossary=glossary, progress=progress, cache=not no_cache, jobs=jobs)
+        report = build_deck(sources, output, options, progress=progress)
     if not quiet:
         _echo_warnings(report.warnings)
         click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
@@ -180,11 +189,11 @@ def plan(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prun
     Example:
         deckgen plan                        # seeds/ against decks/deckgen.lock.json
     """
-    from .plan import plan_deck
+    from .report.plan import plan_deck
 
     with _user_errors():
-        report = plan_deck(seeds or DEFAULT_SOURCES, output, deck_name=deck_name, grace=grace, prune=prune,
-                           taxonomy=taxonomy, glossary=glossary)
+        options = BuildOptions(deck_name=deck_name, grace=grace, prune=prune, taxonomy=taxonomy, glossary=glossary)
+        report = plan_deck(seeds or DEFAULT_SOURCES, output, options)
     for warning in report.warnings:
         click.echo(f"Warning: {warning}", err=True)
     click.echo("\n".join(report.lines()))
@@ -203,7 +212,7 @@ def lint(seeds: tuple[Path, ...], glossary: Path | None) -> None:
     Example:
         deckgen lint seeds/new.txt
     """
-    from .lint import lint_corpus
+    from .report.lint import lint_corpus
 
     with _user_errors():
         report = lint_corpus(seeds or DEFAULT_SOURCES, glossary=glossary)
@@ -224,7 +233,7 @@ def stats(seeds: tuple[Path, ...], as_json: bool) -> None:
     Example:
         deckgen stats --json | jq .cards_by_kind
     """
-    from .stats import collect_stats, format_stats
+    from .report.stats import collect_stats, format_stats
 
     with _user_errors():
         numbers = collect_stats(seeds or DEFAULT_SOURCES)
@@ -249,8 +258,8 @@ def preview(seeds: tuple[Path, ...], topics: tuple[str, ...], kinds: tuple[str, 
         deckgen preview --kind why --grep CUDA --limit 5
         deckgen preview --html preview.html
     """
-    from .preview import CardFilter, format_preview, make_preview
-    from .preview_html import write_preview_html
+    from .report.preview import CardFilter, format_preview, make_preview
+    from .report.preview_html import write_preview_html
 
     with _user_errors():
         shown = make_preview(seeds or DEFAULT_SOURCES, CardFilter(topics, kinds, grep, limit))
@@ -258,7 +267,7 @@ def preview(seeds: tuple[Path, ...], topics: tuple[str, ...], kinds: tuple[str, 
     if written:
         click.echo(f"Wrote {shown.summary} → {written}")
     else:
-        click.echo(format_preview(shown, color=True), nl=False)  # colours are dropped when stdout is not a terminal
+        click.echo(format_preview(shown, style=click.style), nl=False)  # colours are dropped when stdout is not a terminal
         click.echo(shown.summary, err=True)
 
 
@@ -277,5 +286,53 @@ def topics(seeds: tuple[Path, ...], taxonomy: Path | None, glossary: Path | None
     from .pipeline import list_topics
 
     with _user_errors():
-        report = list_topics(seeds or DEFAULT_SOURCES, taxonomy=taxonomy, glossary=glossary)
+        report = list_topics(seeds or DEFAULT_SOURCES, BuildOptions(taxonomy=taxonomy, glossary=glossary))
     click.echo(report.table())
+
+
+# "A few hundred entries": below this a build takes a few seconds at most and a bar would only flicker.
+PROGRESS_MIN_ENTRIES = 200
+
+
+class ConsoleProgress:
+    """Click's progress bar on *stream* for builds of many entries; per-stage timings when *verbose*.
+
+    Use it as a context manager, so that the bar is finished even when the build stops with an error.
+    """
+
+    def __init__(self, stream: TextIO, *, bar: bool, verbose: bool, min_entries: int = PROGRESS_MIN_ENTRIES) -> None:
+        self.stream = stream
+        self.want_bar = bar
+        self.verbose = verbose
+        self.min_entries = min_entries
+        self._bar: click.progressbar | None = None  # type: ignore[valid-type]
+
+    @classmethod
+    def for_stderr(cls, *, quiet: bool, verbose: bool) -> ConsoleProgress:
+        """The bar only when stderr is a terminal (nothing when piped) and never with *quiet*."""
+        stream = sys.stderr  # read at call time: the CLI (and Click's test runner) may have swapped it
+        return cls(stream, bar=not quiet and stream.isatty(), verbose=verbose and not quiet)
+
+    def begin(self, total: int) -> None:
+        if self.want_bar and total >= self.min_entries:
+            self._bar = click.progressbar(length=total, label="Making cards", file=self.stream)
+            self._bar.__enter__()
+
+    def advance(self, count: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.update(count)
+
+    def end(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+    def stage(self, name: str, seconds: float, detail: str) -> None:
+        if self.verbose:
+            click.echo(f"{name:<10}{seconds:8.3f} s  {detail}".rstrip(), file=self.stream)
+
+    def __enter__(self) -> ConsoleProgress:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self.end()

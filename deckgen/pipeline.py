@@ -11,22 +11,30 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
-from .defaults import DEFAULT_OUTPUT, DEFAULT_SOURCES
-from .curriculum import Curriculum, apply_curriculum, load_data_files
-from .gate import anki_cards
-from .notecache import EntryNotes, NoteMaker
-from .lock import DEFAULT_GRACE, BuiltNote, Update, lock_path_for, read_lock, reconcile
-from .lockmemo import LockMemo
-from .notetypes import fingerprints
-from .package import DEFAULT_DECK_NAME, DeckPlan, built_note, write_apkg, write_decks
-from .parse import read_corpus
-from .progress import NO_PROGRESS, Progress, StageClock
-from .results import result_stream
 from . import shutdown
-from .topicdecks import SplitReport, TopicReport, full_plan, topic_plan, topic_report, write_split
-from .glossary import Glossary
-from .topics import Taxonomy
-from .types import BuildReport, Card, CardKind, DeckChanges, Entry, Level, Review
+from .cache.lockmemo import LockMemo
+from .cache.notecache import NoteMaker
+from .cache.results import result_stream
+from .cards.gate import anki_cards
+from .curriculum.curriculum import apply_curriculum, load_data_files
+from .curriculum.glossary import Glossary
+from .curriculum.topics import Taxonomy
+from .deck.lock import Update, lock_path_for, read_lock, reconcile
+from .deck.notes import Corpus, EntryNotes
+from .deck.notetypes import fingerprints
+from .deck.package import DeckPlan, write_apkg, write_decks
+from .deck.topicdecks import (
+    SplitReport,
+    TopicReport,
+    full_plan,
+    topic_plan,
+    topic_report,
+    write_split,
+)
+from .options import DEFAULT_OUTPUT, DEFAULT_SOURCES, BuildOptions
+from .progress import NO_PROGRESS, Progress, StageClock
+from .source.parse import read_corpus
+from .types import BuildReport, CardKind, DeckChanges, Entry, Level
 
 
 @contextmanager
@@ -35,7 +43,7 @@ def _cycle_collector_paused() -> Iterator[None]:
 
     A build makes millions of objects and no reference cycles worth collecting;
     the collector's passes over them were a fifth of a 10k-entry rebuild
-    (8.5 → 6.7 s).  Worker processes run without it too (see :mod:`deckgen.results`).
+    (8.5 → 6.7 s).  Worker processes run without it too (see :mod:`deckgen.cache.results`).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -46,49 +54,28 @@ def _cycle_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass(frozen=True)
-class Corpus:
-    """What the extract and card stages made of a set of seed files."""
-
-    files: tuple[Path, ...]
-    reviews: tuple[Review, ...]
-    """Every entry's review; without its facts (``facts=()``) when built with ``facts=False``."""
-    cards: tuple[Card, ...]
-    """The PR cards, tagged with their topics, then the glossary cards."""
-    warnings: tuple[str, ...]
-    curriculum: Curriculum = Curriculum()
-    notes: tuple[BuiltNote, ...] = ()
-    """The notes of the first ``len(notes)`` cards (the PR cards), as :func:`~deckgen.package.built_note` renders them."""
-
-    def built_notes(self) -> list[BuiltNote]:
-        """The note of every card, in card order."""
-        return [*self.notes, *(built_note(c) for c in self.cards[len(self.notes):])]
-
-
 @_cycle_collector_paused()
-def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
-                 glossary: Path | None = None, progress: Progress = NO_PROGRESS, cache: bool = True,
-                 jobs: int = 1, facts: bool = True) -> Corpus:
+def build_corpus(sources: Iterable[Path] = DEFAULT_SOURCES, options: BuildOptions = BuildOptions(), *,
+                 progress: Progress = NO_PROGRESS, facts: bool = True) -> Corpus:
     """Parse, extract and make cards for every entry named by *sources*; nothing is written.
 
     Bad input (any error ``deckgen lint`` reports) raises :class:`~deckgen.errors.SeedError`
-    before any card is made.  *taxonomy* and *glossary* default to ``topics.toml`` and
-    ``glossary.toml`` beside the seeds (see :mod:`deckgen.curriculum`).  *progress* hears of
-    each entry done and of each stage's time.  *cache* reuses and keeps each entry's cards in
-    the per-user cache; *jobs* > 1 makes the entries the cache lacks in that many processes
-    (see :mod:`deckgen.results`).  ``facts=False`` leaves each review's facts out once its
-    warnings are found: a deck is made of the cards, and on 100,000 entries the facts held
-    about 200 MB until the build ended.
+    before any card is made.  Of the *options*, the taxonomy and glossary (default: ``topics.toml``
+    and ``glossary.toml`` beside the seeds, see :mod:`deckgen.curriculum.curriculum`), the cache and the jobs
+    count.  *progress* hears of each entry done and of each stage's time.  ``facts=False`` leaves
+    each review's facts out once its warnings are found: a deck is made of the cards, and on
+    100,000 entries the facts held about 200 MB until the build ended.
     """
     sources = list(sources)
     clock = StageClock()
     with clock.measure("read"):
         scan = read_corpus(sources)
-        topics, terms = load_data_files(sources, taxonomy, glossary)
+        topics, terms = load_data_files(sources, options.taxonomy, options.glossary)
     warnings = [f"{f.where}: {f.text}" for f in scan.findings if f.level == Level.WARNING]
     entries = scan.entries
     with clock.measure("cards"):
-        made = _entry_notes(entries, topics, terms, cache=cache, jobs=jobs, progress=progress, facts=facts)
+        made = _entry_notes(entries, topics, terms, cache=options.cache, jobs=options.jobs, progress=progress,
+                            facts=facts)
     per_entry = made.per_entry
     reviews = [e.review for e in per_entry]
     warnings.extend(w for found in made.warnings for w in found)
@@ -191,71 +178,44 @@ class PreparedBuild:
 
 
 @_cycle_collector_paused()
-def prepare_build(
-    sources: Sequence[Path] = DEFAULT_SOURCES,
-    output: Path = DEFAULT_OUTPUT,
-    *,
-    deck_name: str = DEFAULT_DECK_NAME,
-    timestamp: int | None = None,
-    grace: int = DEFAULT_GRACE,
-    prune: bool = False,
-    taxonomy: Path | None = None,
-    glossary: Path | None = None,
-    progress: Progress = NO_PROGRESS,
-    cache: bool = True,
-    jobs: int = 1,
-) -> PreparedBuild:
+def prepare_build(sources: Sequence[Path] = DEFAULT_SOURCES, output: Path = DEFAULT_OUTPUT,
+                  options: BuildOptions = BuildOptions(), *, progress: Progress = NO_PROGRESS) -> PreparedBuild:
     """Everything :func:`build_deck` would write, worked out in memory (for build, ``--check`` and plan).
 
     The corpus's reviews come without their facts (:func:`build_corpus` with ``facts=False``): a deck
     needs the cards only.  Call :func:`build_corpus` for the facts.
     """
     output = Path(output)
-    corpus = build_corpus(sources, taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs,
-                          facts=False)
-    with LockMemo.open(cache) as memo:
+    corpus = build_corpus(sources, options, progress=progress, facts=False)
+    with LockMemo.open(options.cache) as memo:
         old = read_lock(lock_path_for(output), memo.recall)
-    stamp = build_timestamp() if timestamp is None else timestamp
+    stamp = build_timestamp() if options.timestamp is None else options.timestamp
     notes = corpus.built_notes()
-    update = reconcile(old, notes, fingerprints(), now=stamp, grace=grace, prune=prune)
-    plan = full_plan(corpus, update.lock, deck_name=deck_name, notes=notes, locked=update.of_built)
+    update = reconcile(old, notes, fingerprints(), now=stamp, grace=options.grace, prune=options.prune)
+    plan = full_plan(corpus, update.lock, deck_name=options.deck_name, notes=notes, locked=update.of_built)
     return PreparedBuild(corpus, update, plan, output)
 
 
 @_cycle_collector_paused()
-def build_deck(
-    sources: Sequence[Path] = DEFAULT_SOURCES,
-    output: Path = DEFAULT_OUTPUT,
-    *,
-    deck_name: str = DEFAULT_DECK_NAME,
-    timestamp: int | None = None,
-    grace: int = DEFAULT_GRACE,
-    prune: bool = False,
-    taxonomy: Path | None = None,
-    glossary: Path | None = None,
-    progress: Progress = NO_PROGRESS,
-    cache: bool = True,
-    jobs: int = 1,
-) -> BuildReport:
+def build_deck(sources: Sequence[Path] = DEFAULT_SOURCES, output: Path = DEFAULT_OUTPUT,
+               options: BuildOptions = BuildOptions(), *, progress: Progress = NO_PROGRESS) -> BuildReport:
     """Build the deck for the seed files or folders in *sources*; write it and its lock file beside it.
 
-    *timestamp* (default ``SOURCE_DATE_EPOCH``, else now) dates only what
+    The options' *timestamp* (default ``SOURCE_DATE_EPOCH``, else now) dates only what
     changed since the lock file; unchanged notes keep their dates, so a
     rebuild with no change is byte-identical.  Obsolete cards stay in the
     deck for *grace* more deck versions, or leave it now with *prune*.
-
-    *cache* (default on) reuses each unchanged entry's cards from the per-user
-    cache; *jobs* > 1 makes new entries' cards in that many processes.  Neither
-    changes a byte of the output.
+    The *cache* (default on) reuses each unchanged entry's cards from the
+    per-user cache; *jobs* > 1 makes new entries' cards in that many
+    processes.  Neither changes a byte of the output.
 
     Raises :class:`~deckgen.errors.DeckgenError` with a message naming the file
     and line for bad input; nothing is written then.
     """
-    prepared = prepare_build(sources, output, deck_name=deck_name, timestamp=timestamp, grace=grace, prune=prune,
-                             taxonomy=taxonomy, glossary=glossary, progress=progress, cache=cache, jobs=jobs)
+    prepared = prepare_build(sources, output, options, progress=progress)
     clock = StageClock()
     with clock.measure("write"):
-        with LockMemo.open(cache) as memo:
+        with LockMemo.open(options.cache) as memo:
             write_apkg(prepared.plan, prepared.output, memo=memo)
     clock.report(progress, {"write": str(prepared.output)})
     report = prepared.report()
@@ -263,24 +223,15 @@ def build_deck(
     return report
 
 
-def build_topic_deck(
-    sources: Sequence[Path] = DEFAULT_SOURCES,
-    topics: Sequence[str] = (),
-    output: Path = DEFAULT_OUTPUT.parent / "topic.apkg",
-    *,
-    full_deck: Path = DEFAULT_OUTPUT,
-    deck_name: str = DEFAULT_DECK_NAME,
-    timestamp: int | None = None,
-    taxonomy: Path | None = None,
-    glossary: Path | None = None,
-) -> BuildReport:
+def build_topic_deck(sources: Sequence[Path] = DEFAULT_SOURCES, topics: Sequence[str] = (),
+                     output: Path = DEFAULT_OUTPUT.parent / "topic.apkg", full_deck: Path = DEFAULT_OUTPUT,
+                     options: BuildOptions = BuildOptions()) -> BuildReport:
     """Write a deck of *topics* only to *output*: the same notes (GUIDs, ids, dates) as the full deck.
 
     Identities and dates come from the lock file of *full_deck*, which is read
     but not written: run ``deckgen build`` to update the full deck and its lock.
     """
-    prepared = prepare_build(sources, full_deck, deck_name=deck_name, timestamp=timestamp,
-                             taxonomy=taxonomy, glossary=glossary)
+    prepared = prepare_build(sources, full_deck, options)
     plan = topic_plan(prepared.corpus, prepared.plan, topics)
     write_decks({Path(output): plan})
     return BuildReport(output=Path(output), entries=len({c.entry.pr_key for c in plan.cards if c.kind != CardKind.GLOSSARY}),
@@ -288,26 +239,16 @@ def build_topic_deck(
                        warnings=prepared.corpus.warnings)
 
 
-def build_topic_decks(
-    sources: Sequence[Path] = DEFAULT_SOURCES,
-    folder: Path = DEFAULT_OUTPUT.parent / "topics",
-    *,
-    full_deck: Path = DEFAULT_OUTPUT,
-    deck_name: str = DEFAULT_DECK_NAME,
-    timestamp: int | None = None,
-    taxonomy: Path | None = None,
-    glossary: Path | None = None,
-) -> SplitReport:
+def build_topic_decks(sources: Sequence[Path] = DEFAULT_SOURCES, folder: Path = DEFAULT_OUTPUT.parent / "topics",
+                      full_deck: Path = DEFAULT_OUTPUT, options: BuildOptions = BuildOptions()) -> SplitReport:
     """Write one deck per topic, ``<folder>/<topic id>.apkg``, and ``<folder>/index.md`` listing them.
 
     Like :func:`build_topic_deck`, the decks take identities and dates from *full_deck*'s lock file.
     """
-    prepared = prepare_build(sources, full_deck, deck_name=deck_name, timestamp=timestamp,
-                             taxonomy=taxonomy, glossary=glossary)
+    prepared = prepare_build(sources, full_deck, options)
     return write_split(prepared.corpus, prepared.plan, folder)
 
 
-def list_topics(sources: Sequence[Path] = DEFAULT_SOURCES, *, taxonomy: Path | None = None,
-                glossary: Path | None = None) -> TopicReport:
+def list_topics(sources: Sequence[Path] = DEFAULT_SOURCES, options: BuildOptions = BuildOptions()) -> TopicReport:
     """Every topic with its PR and card counts, and the PRs that match no topic; nothing is written."""
-    return topic_report(build_corpus(sources, taxonomy=taxonomy, glossary=glossary))
+    return topic_report(build_corpus(sources, options))

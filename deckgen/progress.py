@@ -1,7 +1,7 @@
 """How a long build tells its caller where it is: a small protocol the pipeline calls.
 
 The library never prints; it calls a :class:`Progress` (by default one that does
-nothing).  The command line passes :class:`deckgen.console.ConsoleProgress`,
+nothing).  The command line passes :class:`deckgen.cli.ConsoleProgress`,
 which draws Click's progress bar and, with ``-v``, per-stage timings.
 """
 

@@ -158,7 +158,7 @@ class CardKind(str, Enum):
     HOW = "how"  # means / mechanism
     CONTRAST = "contrast"  # chosen instead of what
     CLOZE = "cloze"
-    GLOSSARY = "glossary"  # a term of the field → its meaning (deckgen/glossary.py)
+    GLOSSARY = "glossary"  # a term of the field → its meaning (deckgen/curriculum/glossary.py)
 
 
 @dataclass(frozen=True, slots=True)  # hundreds of thousands in a big build: no __dict__ each

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from deckgen import BuildOptions
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SEEDS = ROOT / "seeds"
@@ -110,7 +112,7 @@ def _seeds_deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from deckgen import build_deck
 
     out = tmp_path_factory.mktemp("deck") / "seeds.apkg"
-    build_deck([SEEDS], out, timestamp=1_700_000_000)
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=1_700_000_000))
     return out
 
 

@@ -6,8 +6,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from conftest import AnkiCollection
-from deckgen.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
+from deckgen.deck.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
+from tests.conftest import AnkiCollection
 
 TAG_RE = re.compile(r"<[^>]+>")
 

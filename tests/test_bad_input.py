@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from conftest import FIXTURES, unprivileged, write_seed
 from deckgen.cli import cli
+from tests.conftest import FIXTURES, unprivileged, write_seed
 
 FORMAT = ("a seed file is: the repository on line 1, then entries of one summary line, a blank line and the "
           "review paragraph, separated by blank lines")

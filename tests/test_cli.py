@@ -6,9 +6,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conftest import read_apkg, write_seed
 from deckgen import __version__
 from deckgen.cli import cli
+from tests.conftest import read_apkg, write_seed
 
 
 def test_build_writes_deck_and_summary(runner: CliRunner, fixtures: Path, tmp_path: Path) -> None:

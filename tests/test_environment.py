@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, NOBODY, as_root
-from deckgen import build_deck
-from deckgen.cache import kept_file
+from deckgen import BuildOptions, build_deck
+from deckgen.files.cachedir import kept_file
+from tests.conftest import FIXTURES, NOBODY, as_root
 
 EPOCH = "1700000000"
 SEED = FIXTURES / "good.txt"
@@ -90,7 +90,7 @@ class Build:
 def _reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The deck an ordinary build makes from the same seed at the same time (built in this process)."""
     out = tmp_path_factory.mktemp("reference") / "deck.apkg"
-    build_deck([SEED], out, timestamp=int(EPOCH))
+    build_deck([SEED], out, options=BuildOptions(timestamp=int(EPOCH)))
     return out
 
 
@@ -105,10 +105,10 @@ def poisoned_cache(folder: Path) -> list[str]:
     deckgen's own kept form (its frequencies total less than 0: the build fails on a logarithm), and jieba's own cache
     file (every character of the seed gets a non-number frequency), which deckgen never reads.
     """
-    from deckgen.prefixdict import to_bytes
-    from deckgen.segment import get_segmenter
+    from deckgen.text.prefixdict import dictionary_path, to_bytes
+    from deckgen.text.segment import get_segmenter
 
-    kept = kept_file(get_segmenter()._tk, folder, "deckgen-prefixdict")
+    kept = kept_file(dictionary_path(get_segmenter()._tk), folder, "deckgen-prefixdict")
     assert kept is not None
     kept.write_bytes(to_bytes({char: 1 for char in SEED.read_text(encoding="utf-8") if not char.isspace()}, -2**62) or b"")
     with (folder / "jieba.cache").open("wb") as handle:

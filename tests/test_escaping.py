@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, AnkiCollection
-from deckgen import build_deck
-from deckgen.markup import deletion, escape, sanitize_html
-from deckgen.notetypes import CLOZE_MODEL_ID
-from deckgen.package import DeckPlan, write_apkg
+from deckgen import BuildOptions, build_deck
+from deckgen.deck.notetypes import CLOZE_MODEL_ID
+from deckgen.deck.package import DeckPlan, write_apkg
+from deckgen.text.markup import deletion, escape, sanitize_html
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
+from tests.conftest import FIXTURES, AnkiCollection
 
 HOSTILE = FIXTURES / "hostile.txt"
 # What Anki's own templates and deckgen's templates and markup may put on a card; nothing else.
@@ -82,7 +82,7 @@ def _hostile_deck(tmp_path: Path) -> tuple[Path, int]:
     seed = tmp_path / "seeds" / "<img src=x onerror=alert(2)>[sound:x.mp3].txt"
     seed.parent.mkdir()
     shutil.copy(HOSTILE, seed)
-    report = build_deck([seed.parent], tmp_path / "hostile.apkg", timestamp=1_700_000_000)
+    report = build_deck([seed.parent], tmp_path / "hostile.apkg", options=BuildOptions(timestamp=1_700_000_000))
     return report.output, report.cards
 
 
@@ -152,7 +152,7 @@ def test_escape_neutralises_anki_markup(text: str, html: str) -> None:
 def test_lock_file_cannot_smuggle_markup_onto_obsolete_cards(anki: AnkiCollection, tmp_path: Path) -> None:
     """The lock file is input too: an obsolete note's fields come from it, and an edited one stays inert text."""
     out = tmp_path / "deck.apkg"
-    build_deck([FIXTURES / "good.txt"], out, timestamp=1_600_000_000)
+    build_deck([FIXTURES / "good.txt"], out, options=BuildOptions(timestamp=1_600_000_000))
     lock = out.with_suffix(".lock.json")
     data = json.loads(lock.read_text(encoding="utf-8"))
     planted = []
@@ -165,7 +165,7 @@ def test_lock_file_cannot_smuggle_markup_onto_obsolete_cards(anki: AnkiCollectio
         planted.append(fake)
     data["notes"].extend(planted)
     lock.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    build_deck([FIXTURES / "good.txt"], out, timestamp=1_700_000_000)
+    build_deck([FIXTURES / "good.txt"], out, options=BuildOptions(timestamp=1_700_000_000))
 
     anki.import_apkg(out)
     text = ""

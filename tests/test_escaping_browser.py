@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from browser import Browser, launch_browser
-from conftest import FIXTURES
 from deckgen.cli import cli
-from test_escaping import LITERALS
+from tests.browser import Browser, launch_browser
+from tests.conftest import FIXTURES
+from tests.test_escaping import LITERALS
 
 # Every element's tag name, and every attribute that could run code or load something.
 TAGS_JS = "Array.from(new Set(Array.from(document.querySelectorAll('*')).map(e => e.localName))).sort()"

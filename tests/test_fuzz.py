@@ -25,11 +25,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, SEEDS
+from deckgen import BuildOptions
+from deckgen.deck.package import apkg_bytes
 from deckgen.errors import DeckgenError
-from deckgen.package import apkg_bytes
-from deckgen.parse import read_corpus, scan_corpus
 from deckgen.pipeline import prepare_build
+from deckgen.source.parse import read_corpus, scan_corpus
+from tests.conftest import FIXTURES, SEEDS
 
 FUZZ_EXAMPLES = int(os.environ.get("DECKGEN_FUZZ_EXAMPLES", "2000"))
 # The suite explores the same examples on every run (seeded from each test), so that a change
@@ -191,7 +192,7 @@ def build_in_memory(path: Path, *, source: Path | None = None, output: Path | No
     source = source or path
     output = output or path.parent.parent / "out" / "deck.apkg"
     try:
-        prepared = prepare_build([source], output, timestamp=1_700_000_000, cache=source != path)
+        prepared = prepare_build([source], output, options=BuildOptions(timestamp=1_700_000_000, cache=source != path))
     except DeckgenError as exc:
         assert_user_error(exc, path)
         return
@@ -277,7 +278,7 @@ def _good_lock(scratch: Path) -> str:
     from deckgen import build_deck
 
     out = scratch / "first" / "deck.apkg"
-    build_deck([FIXTURES / "good.txt"], out, timestamp=1_600_000_000)
+    build_deck([FIXTURES / "good.txt"], out, options=BuildOptions(timestamp=1_600_000_000))
     return out.with_suffix(".lock.json").read_text(encoding="utf-8")
 
 

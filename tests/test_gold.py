@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from deckgen.gate import REJECT, anki_cards, review_card
-from deckgen.markup import deletions, strip_markdown
+from deckgen.cards.gate import REJECT, anki_cards, review_card
 from deckgen.pipeline import build_corpus
-from deckgen.segment import get_segmenter
+from deckgen.text.markup import deletions, strip_markdown
+from deckgen.text.segment import get_segmenter
 from deckgen.types import Card, CardKind, norm
 
 HERE = Path(__file__).parent
@@ -74,7 +74,7 @@ def test_answers_are_short(cards: tuple[Card, ...]) -> None:
     """Answers ≤ 35 units each, median ≤ 20 (card-quality A1)."""
     from statistics import median
 
-    from deckgen.segment import units
+    from deckgen.text.segment import units
 
     lengths = [units(c.answer) for c in cards if c.kind != CardKind.CLOZE]
     assert max(lengths) <= 35 and median(lengths) <= 20

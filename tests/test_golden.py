@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from deckgen.pipeline import build_corpus
-from golden.render import render_cards
+from tests.golden.render import render_cards
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden" / "seeds.txt"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from deckgen.cards import make_cards
-from deckgen.extract import extract_review
-from deckgen.gate import REJECT, anki_cards, review_card
-from deckgen.parse import parse_corpus
-from deckgen.segment import get_segmenter
+from deckgen.cards.cards import make_cards
+from deckgen.cards.gate import REJECT, anki_cards, review_card
+from deckgen.extract.extract import extract_review
+from deckgen.source.parse import parse_corpus
+from deckgen.text.segment import get_segmenter
 from deckgen.types import Relation, norm
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout"

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES, write_seed
-from deckgen.cli import cli
-from deckgen.console import PROGRESS_MIN_ENTRIES, ConsoleProgress
+from deckgen.cli import PROGRESS_MIN_ENTRIES, ConsoleProgress, cli
+from tests.conftest import FIXTURES, write_seed
 
 ENTRIES = PROGRESS_MIN_ENTRIES + 20
 
@@ -89,7 +88,7 @@ def test_verbose_prints_a_timing_per_stage(runner: CliRunner, tmp_path: Path) ->
     result = runner.invoke(cli, ["build", str(FIXTURES / "good.txt"), "-o", str(out), "-v"])
     assert result.exit_code == 0
     stages = re.findall(r"^(\w+) +(\d+\.\d{3}) s(?:  (.*))?$", result.stderr, re.M)
-    # "cards": extraction and card making, or the per-entry results cache (deckgen.results).
+    # "cards": extraction and card making, or the per-entry results cache (deckgen.cache.results).
     assert [name for name, _, _ in stages] == ["read", "cards", "topics", "write"]
     assert dict((name, detail) for name, _, detail in stages)["read"] == "1 seed file(s), 2 entries"
     assert re.fullmatch(r"\d+ facts, \d+ notes; [0-2] of 2 entries from the cache",

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import SEEDS, AnkiCollection, write_seed
-from deckgen import build_deck
+from deckgen import BuildOptions, build_deck
 from deckgen.cli import cli
-from deckgen.lock import Lock, LockedNote, lock_path_for, named_fields, read_lock
-from deckgen.package import OBSOLETE_BANNER, OBSOLETE_TAG
-from deckgen.parse import parse_seed_file
+from deckgen.deck.lock import Lock, LockedNote, lock_path_for, named_fields, read_lock
+from deckgen.deck.package import OBSOLETE_BANNER, OBSOLETE_TAG
 from deckgen.pipeline import prepare_build
-from deckgen.plan import plan_deck
+from deckgen.report.plan import plan_deck
+from deckgen.source.parse import parse_seed_file
+from tests.conftest import SEEDS, AnkiCollection, write_seed
 
 T0 = 1_700_000_000  # first build
 T1 = 1_700_100_000  # the rebuild, a day later
@@ -69,7 +69,7 @@ def reword_answer(seeds: Path, out: Path, lock: Lock) -> tuple[LockedNote, str]:
             continue
         reworded = "明显的" + answer
         homes[0].write_text(texts[homes[0]].replace(answer, reworded), encoding="utf-8")
-        update = prepare_build([seeds], out, timestamp=T1).update
+        update = prepare_build([seeds], out, options=BuildOptions(timestamp=T1)).update
         if any(c.after.guid == note.guid and reworded in c.after.fields[1] for c in update.changed):
             return note, reworded
         homes[0].write_text(texts[homes[0]], encoding="utf-8")
@@ -99,7 +99,7 @@ def card_state(anki: AnkiCollection, card_id: int) -> tuple:
 def test_study_session_survives_regeneration(tmp_path: Path, anki: AnkiCollection) -> None:
     seeds = copy_seeds(tmp_path)
     out = tmp_path / "decks" / "deck.apkg"
-    build_deck([seeds], out, timestamp=T0)
+    build_deck([seeds], out, options=BuildOptions(timestamp=T0))
     v1 = read_lock(lock_path_for(out))
     assert v1 is not None and v1.version == 1
 
@@ -132,8 +132,8 @@ def test_study_session_survives_regeneration(tmp_path: Path, anki: AnkiCollectio
     tagged.add_tag("my::keep")
     col.update_note(tagged)
 
-    plan = plan_deck([seeds], out, timestamp=T1)
-    report = build_deck([seeds], out, timestamp=T1)
+    plan = plan_deck([seeds], out, options=BuildOptions(timestamp=T1))
+    report = build_deck([seeds], out, options=BuildOptions(timestamp=T1))
     v2 = read_lock(lock_path_for(out))
     assert v2 is not None and v2.version == 2 and report.changes is not None
     second = anki.import_apkg(out)  # Anki's default options
@@ -197,7 +197,7 @@ def test_rebuild_without_change_is_byte_identical_and_check_passes(tmp_path: Pat
 def test_check_fails_on_a_change_and_writes_nothing(tmp_path: Path, runner: CliRunner) -> None:
     seeds = copy_seeds(tmp_path)
     out = tmp_path / "decks" / "deck.apkg"
-    build_deck([seeds], out, timestamp=T0)
+    build_deck([seeds], out, options=BuildOptions(timestamp=T0))
     write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
     before = sorted((p.name, p.read_bytes()) for p in out.parent.iterdir())
 
@@ -236,7 +236,7 @@ def test_plan_command_reports_and_advises(tmp_path: Path, runner: CliRunner) -> 
     result = runner.invoke(cli, ["plan", str(seeds), "-o", str(out)])
     assert result.exit_code == 0 and "first build" in result.stdout and not out.exists()
 
-    build_deck([seeds], out, timestamp=T0)
+    build_deck([seeds], out, options=BuildOptions(timestamp=T0))
     result = runner.invoke(cli, ["plan", str(seeds), "-o", str(out)])
     assert "no change, deck version 1" in result.stdout and "changes nothing" in result.stdout
 
@@ -269,7 +269,7 @@ def test_reordering_and_moving_entries_changes_nothing(tmp_path: Path) -> None:
     """Seed files renamed (so reordered), entries reversed, one entry moved to a new file: same notes, no re-dating."""
     seeds = copy_seeds(tmp_path)
     out = tmp_path / "deck.apkg"
-    build_deck([seeds], out, timestamp=T0)
+    build_deck([seeds], out, options=BuildOptions(timestamp=T0))
     first, second = sorted(seeds.glob("*.txt"))
     first.rename(seeds / ("zz_" + first.name))
     entries = parse_seed_file(second)
@@ -277,7 +277,7 @@ def test_reordering_and_moving_entries_changes_nothing(tmp_path: Path) -> None:
     write_entries(second, repo, list(reversed(entries[1:])))
     write_entries(seeds / "005_moved.txt", repo, entries[:1])
 
-    update = prepare_build([seeds], out, timestamp=T1).update
+    update = prepare_build([seeds], out, options=BuildOptions(timestamp=T1)).update
     assert update.noop, (update.new, update.changed, update.obsolete)
     assert len(update.unchanged) == len(read_lock(lock_path_for(out)).notes)  # type: ignore[union-attr]
 
@@ -301,17 +301,17 @@ def test_a_pr_repeated_in_a_later_file_gives_one_set_of_cards(tmp_path: Path, ru
 
 def test_template_change_reaches_users_with_default_options(tmp_path: Path, anki: AnkiCollection,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from deckgen import notetypes
-    from deckgen.notetypes import QA_MODEL_ID
+    from deckgen.deck import notetypes
+    from deckgen.deck.notetypes import QA_MODEL_ID
 
     out = tmp_path / "deck.apkg"
-    build_deck([SEEDS], out, timestamp=T0)
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=T0))
     anki.import_apkg(out)
     read = notetypes._read
     monkeypatch.setattr(notetypes, "_read", lambda name: read(name) + ("\n/* v2 */" if name == "style.css" else ""))
-    plan = plan_deck([SEEDS], out, timestamp=T1)
+    plan = plan_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
     assert not plan.changed and any("styling changed" in line for line in plan.advice)
-    build_deck([SEEDS], out, timestamp=T1)
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
     log = anki.import_apkg(out)
     assert not log.new and not log.updated and not log.conflicting and log.duplicate
     anki.reopen()
@@ -322,11 +322,11 @@ def test_schema_change_advice_works_in_anki(tmp_path: Path, anki: AnkiCollection
     """A field added (a schema change): plan's advice, followed in Anki, updates every note and keeps reviews."""
     from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 
-    from deckgen import lock, notetypes, package
-    from deckgen.notetypes import QA_MODEL_ID
+    from deckgen.deck import lock, notes, notetypes
+    from deckgen.deck.notetypes import QA_MODEL_ID
 
     out = tmp_path / "deck.apkg"
-    build_deck([SEEDS], out, timestamp=T0)
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=T0))
     anki.import_apkg(out)
     nid = anki.col.find_notes(f"mid:{QA_MODEL_ID}")[0]
     cid = anki.col.card_ids_of_note(nid)[0]
@@ -335,13 +335,13 @@ def test_schema_change_advice_works_in_anki(tmp_path: Path, anki: AnkiCollection
 
     monkeypatch.setattr(notetypes, "QA_FIELDS", (*notetypes.QA_FIELDS, ("Extra", 1_591_625_109)))
     monkeypatch.setitem(lock.FIELD_NAMES, QA_MODEL_ID, (*lock.FIELD_NAMES[QA_MODEL_ID], "Extra"))
-    fields = package.note_fields
-    monkeypatch.setattr(package, "note_fields", lambda card: fields(card) + ([] if card.kind.value == "cloze" else ["extra"]))
+    fields = notes.note_fields
+    monkeypatch.setattr(notes, "note_fields", lambda card: fields(card) + ([] if card.kind.value == "cloze" else ["extra"]))
     # A real change to that code is a new notes-cache version by itself; one patched in memory is not.
     monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache-of-the-changed-code"))
-    plan = plan_deck([SEEDS], out, timestamp=T1)
+    plan = plan_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
     assert "Merge note types" in plan.advice[0] and "Update notes: Always" in plan.advice[0]
-    build_deck([SEEDS], out, timestamp=T1)
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
     qa_notes = len(anki.col.find_notes(f"mid:{QA_MODEL_ID}"))
 
     merged = anki.import_apkg(out, merge_notetypes=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
-from deckgen import build_deck, shutdown
+from deckgen import BuildOptions, build_deck, shutdown
 from deckgen.pipeline import PreparedBuild
+from tests.conftest import FIXTURES
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -55,7 +55,7 @@ def prepared_builds() -> list[PreparedBuild]:
 
 
 def test_a_library_build_frees_what_it_made(tmp_path: Path) -> None:
-    build_deck([FIXTURES / "good.txt"], tmp_path / "deck.apkg", timestamp=1700000000)
+    build_deck([FIXTURES / "good.txt"], tmp_path / "deck.apkg", options=BuildOptions(timestamp=1700000000))
     assert prepared_builds() == []
 
 
@@ -64,7 +64,7 @@ def test_after_keep_until_exit_the_build_is_kept_out_of_the_collectors_way(tmp_p
     monkeypatch.setattr(shutdown, "_kept", None)
     shutdown.keep_until_exit()
     try:
-        build_deck([FIXTURES / "good.txt"], tmp_path / "deck.apkg", timestamp=1700000000)
+        build_deck([FIXTURES / "good.txt"], tmp_path / "deck.apkg", options=BuildOptions(timestamp=1700000000))
         (kept,) = shutdown._kept or []
         assert isinstance(kept, PreparedBuild) and kept.output == tmp_path / "deck.apkg"
         # Frozen: no pass of the cycle collector walks the kept build's objects (its cards among them).

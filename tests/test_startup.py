@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SEEDS
+from tests.conftest import SEEDS
 
 HEAVY = ("jieba", "genanki", "pkg_resources")  # jieba imports pkg_resources unless deckgen hides it (0.15 s)
 _PROBE = """
 import json, sys
-import deckgen.results
-deckgen.results.OWN_PROCESS_ENTRIES = int(sys.argv.pop(1))
+import deckgen.cache.results
+deckgen.cache.results.OWN_PROCESS_ENTRIES = int(sys.argv.pop(1))
 from deckgen.cli import cli
 try:
     code = cli(sys.argv[1:], standalone_mode=False)

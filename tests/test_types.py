@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conftest import SEEDS
-from deckgen.parse import read_corpus
-from deckgen.results import make_result
+from deckgen.deck.notes import make_result
+from deckgen.source.parse import read_corpus
+from tests.conftest import SEEDS
 
 
 def test_with_tags_is_replace_with_the_tags_appended() -> None:

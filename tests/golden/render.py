@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from deckgen.markup import cloze_plain
-from deckgen.package import card_tags
+from deckgen.deck.notes import card_tags
+from deckgen.text.markup import cloze_plain
 from deckgen.types import Card, CardKind
 
 

@@ -1,0 +1,359 @@
+"""Review → cards: questions and cloze deletions for every fact, then the quality gate picks.
+
+Cards are generated generously (both directions of a relation, several
+kinds per fact) and :mod:`deckgen.cards.gate` rejects and ranks them; a PR keeps its
+best :data:`MAX_CARDS_PER_PR`.  Phrasings rotate by a stable hash of the card
+key, so learners recall the fact, not the template.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from collections.abc import Iterable
+from functools import lru_cache
+
+from ..extract.extract import extract_review
+from ..text.clauses import PRONOUN_RE, is_self_reference
+from ..text.markup import deletion
+from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
+from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
+from .gate import BOOST_VERB, GENERIC, Candidate, select_cards
+
+MAX_CARDS_PER_PR = 10
+MAX_DELETIONS_PER_NOTE = 3
+
+# Question templates: {x} the chosen option / means, {y} the effect / alternative,
+# {v} the verb as written.  Each list is one relation-direction; 2–3 phrasings each.
+TEMPLATES: dict[str, tuple[str, ...]] = {
+    "definition": ("「{x}」具体是什么做法？", "「{x}」指的是怎样的设计？", "「{x}」是怎么做的？"),
+    "name": ("哪项设计的做法是“{y}”？", "“{y}”——这一设计叫什么？"),
+    "contrast": ("没有{y}，而是采用了什么做法？", "用什么替代了「{y}」？", "不是「{y}」，而是怎么做的？"),
+    "migrate": ("从「{y}」迁移到了什么？", "「{y}」被换成了什么？"),
+    "purpose_why": ("{x}，目的是什么？", "为什么要{x}？", "{x}是为了什么？"),
+    "purpose_how": ("为了{y}，该 PR 怎么做？", "该 PR 如何做到{y}？"),
+    "avoid_why": ("{x}，是为了避免什么？", "{x}可以避免什么问题？"),
+    "avoid_how": ("为避免{y}，该 PR 怎么做？", "该 PR 如何避免{y}？"),
+    "eliminate_why": ("{x}，消除了什么？", "{x}最终消除了什么问题？"),
+    "eliminate_how": ("靠什么消除了{y}？", "怎样做消除了{y}？"),
+    "ease_why": ("{x}，是为了方便什么？", "{x}便于什么？"),
+    "ease_how": ("为了便于{y}，该 PR 怎么做？", "怎样做便于{y}？"),
+    "ensure_why": ("{x}，{v}了什么？", "{x}{v}了什么？"),
+    "ensure_how": ("什么{v}了{y}？", "靠什么{v}{y}？"),
+    "effect_why": ("{x}起什么作用？", "{x}的效果是什么？"),
+    "effect_how": ("什么让{y}？", "哪项设计让{y}？"),
+    "result_why": ("{x}，最终带来了什么？", "{x}的结果是什么？"),
+    "result_how": ("怎样做才能{y}？", "该 PR 怎么做，从而{y}？"),
+    "means_how": ("{p}{m}什么{y}？", "{p}靠什么{y}？"),
+    "agent_how": ("什么{y}？", "哪项设计{y}？"),
+    "means_what": ("{m}{x}{v}什么？", "{m}{x}来{v}什么？"),
+    "action_what": ("{a}把{x}怎么处理？", "{a}对{x}做了什么处理？"),
+    "action_who": ("什么把{x}{y}？", "哪项设计把{x}{y}？"),
+    "show_what": ("{x}{v}了什么？", "从{x}中能看出什么？"),
+    "show_who": ("什么{v}了{y}？", "哪项改动{v}了{y}？"),
+    "benefit_what": ("{x}有什么好处？", "{x}带来的收益是什么？"),
+    "cost_what": ("{x}的代价是什么？", "{x}需要付出什么代价？"),
+    "hence_what": ("{x}，这样做有什么效果？", "{x}带来了什么效果？"),
+    "cause_why": ("为什么{y}？", "{y}的原因是什么？"),
+    "spare_why": ("{x}，带来了什么好处？", "{x}省去了什么？"),
+    "effect_verb_why": ("{x}，{v}了什么？", "{x}最终{v}了什么？"),
+    "condition_when": ("在什么情况下{y}？", "什么时候{y}？"),
+    "solve_what": ("{x}解决了什么问题？", "{x}针对的是什么问题？"),
+    "solve_how": ("用什么解决{y}？", "该 PR 靠什么解决{y}？"),
+    "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
+    "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
+}
+_TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
+_LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
+_ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
+_LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
+_FIRST_CLAUSE_END = re.compile(r"[，,；;。]")
+_LEADING_IT = re.compile(r"^它(?=[\u4e00-\u9fff])")
+_AFTER_CLAUSE = re.compile(r"(?<=[；;。])")
+_TEST_PATH = re.compile(r"(?:^|[/_`])tests?[/_]")
+_PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+")
+_CODE_PUNCT = re.compile(r"[_./:]")
+_ENSURE = ("确保", "保证", "保障")
+_EFFECT = ("让", "使", "使得")
+
+# Relation ranks: why/how questions over contrast and purpose teach the most.
+_RELATION_RANK = {
+    Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
+    Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
+    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0, Relation.CAUSE: 2.4, Relation.TRADEOFF: 2.5,
+}
+
+
+def cue_for(review: Review) -> str:
+    """The context cue on every question: repository name and the PR summary's first clause."""
+    title = review.entry.title.strip().rstrip("。.！!")
+    first = _FIRST_CLAUSE_END.split(title, maxsplit=1)[0].strip()
+    label = first if units(first) >= 6 else title
+    return f"{review.entry.repo.split('/')[-1]} · {label}"
+
+
+def _pick(key: str, options: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return options[digest[0] % len(options)]
+
+
+def _bare(text: str) -> str:
+    """An argument as it reads inside a question: no enclosing quotes or brackets."""
+    return text.strip().strip("「」")
+
+
+_ASCII_EDGE = re.compile(r"[A-Za-z0-9`_)\]%]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@lru_cache(maxsize=256)  # a fixed set of templates, parsed for every question otherwise
+def _parsed(template: str) -> tuple[tuple[str, str | None], ...]:
+    return tuple((literal, field) for literal, field, _, _ in string.Formatter().parse(template))
+
+
+def fill(template: str, **slots: str) -> str:
+    """Fill *template*, spacing English and code off from Chinese where a slot meets the template."""
+    out = ""
+    for literal, field in _parsed(template):
+        for piece in (literal, _bare(slots[field]) if field else ""):
+            if not piece:
+                continue
+            if out and ((_ASCII_EDGE.match(out[-1]) and _CJK.match(piece[0]))
+                        or (_CJK.match(out[-1]) and _ASCII_EDGE.match(piece[0]))):
+                out += " "
+            out += piece
+    return out
+
+
+def is_generic(text: str) -> bool:
+    core = BOOST_VERB.sub("", text.strip())
+    return text.strip() in GENERIC or core in GENERIC
+
+
+class CardMaker:
+    """Turns the facts of one review into candidate cards."""
+
+    def __init__(self, review: Review, seg: Segmenter) -> None:
+        self.review = review
+        self.seg = seg
+        self.cue = cue_for(review)
+        self.candidates: list[Candidate] = []
+        self.gaps: dict[tuple[str, str], list[Fact]] = {}
+        """(clause, its sentence) → facts offered as cloze gaps in that clause."""
+
+    def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
+        key = f"{kind.value}:{family}:{norm(anchor)}"
+        options = TEMPLATES[family]
+        if "了" in slots.get("x", ""):  # "为什么要引入了 X" reads wrong; keep the forms that quote X as done
+            options = tuple(o for o in options if not o.startswith("为什么要")) or options
+        question = fill(_pick(key, options), **slots)
+        name = fact.name if fact.relation not in (Relation.DEFINITION, Relation.ACTION) else ""
+        if name and kind != CardKind.NAME and norm(name) not in norm(question) and units(name) <= 12:
+            question = fill("「{n}」中，{q}", n=name, q=question)
+        rank = _RELATION_RANK.get(fact.relation, 1.0)
+        if is_self_reference(fact.subject) or _ASSESSMENT.search(fact.sentence):
+            rank -= 1.0  # the reviewer's overall judgement ("本 PR 是一个高质量的…"), not a decision
+        self._add(fact, kind, key, question, answer, rank)
+
+    def gap(self, fact: Fact, clause: str, context: str) -> None:
+        """Offer *fact*'s subject as a cloze deletion in *clause* (shown in *context* if the clause is short)."""
+        # A deep path (a/b/c/d.py) is never worth recalling whole, and it cannot be blanked in part.
+        if fact.subject.count("/") >= 3:
+            return
+        if fact.subject in clause and not is_generic(fact.subject):
+            self.gaps.setdefault((clause, context), []).append(fact)
+
+    def clozes(self) -> None:
+        """One cloze note per text, up to three deletions each, numbered in reading order."""
+        by_text: dict[str, list[Fact]] = {}
+        for (clause, context), facts in self.gaps.items():
+            largest = max(units(f.subject) for f in facts)
+            short = units(clause) < 12 or largest / max(units(clause), 1) > 0.3
+            text = context if short and clause in context else clause
+            text = _LEADING_IT.sub("该 PR ", _LEADING_CONNECTIVE.sub("", text).strip())
+            by_text.setdefault(text, []).extend(f for f in facts if f.subject in text)
+        # A clause that sits inside a longer text of the same sentence joins it, so the
+        # sentence's gaps form one note instead of competing notes over the same words.
+        for text in sorted(by_text, key=len):
+            host = next((t for t in by_text if t != text and text in t and units(t) <= 60), None)
+            if host:
+                by_text[host].extend(by_text.pop(text))
+        for text, facts in by_text.items():
+            chosen: list[Fact] = []
+            for fact in _cloze_order(facts):
+                if not any(fact.subject in c.subject or c.subject in fact.subject for c in chosen):
+                    chosen.append(fact)
+            # Code identifiers and phrases go to separate notes: recalling a name
+            # and recalling a mechanism are different exercises.
+            code = [f for f in chosen if _is_code(f.subject)]
+            phrases = [f for f in chosen if not _is_code(f.subject)]
+            groups = [part[i : i + MAX_DELETIONS_PER_NOTE] for part in (code, phrases)
+                      for i in range(0, len(part), MAX_DELETIONS_PER_NOTE)]
+            for group in groups:
+                group = sorted(group, key=lambda f: text.find(f.subject))
+                marked = text
+                for ordinal, fact in enumerate(group, start=1):
+                    marked = marked.replace(fact.subject, deletion(ordinal, fact.subject))
+                rank = max(_term_rank(f, text) for f in group)
+                key = "cloze:" + "|".join(sorted(norm(f.subject) for f in group))
+                self._add(group[0], CardKind.CLOZE, key, marked, "；".join(f.subject for f in group), rank)
+
+    def _add(self, fact: Fact, kind: CardKind, key: str, prompt: str, answer: str, rank: float) -> None:
+        entry = self.review.entry
+        card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=self.cue,
+                    sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
+                    relation=fact.relation)
+        self.candidates.append(Candidate(card, rank, entry.review))
+
+    # -- one method per relation ------------------------------------------------------
+
+    def add_fact(self, fact: Fact) -> None:
+        x, y = fact.subject, fact.detail
+        rel = fact.relation
+        if PRONOUN_RE.match(x) and not is_self_reference(x) and rel != Relation.TRADEOFF:
+            return  # an unresolved 它/这/其 makes every question about it ambiguous
+        if rel == Relation.DEFINITION:
+            self.qa(fact, CardKind.DECISION, "definition", y, x, x=x)
+            self.qa(fact, CardKind.NAME, "name", x, x, y=y)
+        elif rel == Relation.CONTRAST:
+            family = "migrate" if fact.marker.startswith("从") else "contrast"
+            self.qa(fact, CardKind.CONTRAST, family, x, y, y=y)
+            self.relation_cloze(fact, y, "alternative")  # what it replaced is worth recalling too
+            self.relation_cloze(fact, x)
+        elif rel == Relation.PURPOSE:
+            family = "ease" if fact.marker in ("便于", "方便", "以便于") else "purpose"
+            self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
+            if not is_generic(y):
+                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
+        elif rel == Relation.AVOID:
+            family = "eliminate" if fact.verb == "消除" else "avoid"
+            self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
+            self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
+            self.relation_cloze(fact, y)
+        elif rel == Relation.RESULT:
+            x = "该 PR" if is_self_reference(x) else x
+            if fact.verb == "这样":
+                self.qa(fact, CardKind.WHY, "hence_what", y, x, x=x)
+            elif fact.verb in ("无需", "不必", "不再需要"):
+                self.qa(fact, CardKind.WHY, "spare_why", y, x, x=x)
+            elif fact.marker.endswith("了") and fact.verb not in _ENSURE + _EFFECT:
+                self.qa(fact, CardKind.WHY, "effect_verb_why", y, x, x=x, v=fact.verb)
+            elif fact.verb in _ENSURE:
+                self.qa(fact, CardKind.WHY, "ensure_why", y, x, x=x, v=fact.verb)
+                self.qa(fact, CardKind.HOW, "ensure_how", x, y, y=y, v=fact.verb)
+            elif fact.verb in _EFFECT:
+                self.qa(fact, CardKind.WHY, "effect_why", y, x, x=x)
+                self.qa(fact, CardKind.HOW, "effect_how", x, y, y=y)
+            else:
+                self.qa(fact, CardKind.WHY, "result_why", y, x, x=x)
+                self.qa(fact, CardKind.HOW, "result_how", x, y, y=y)
+        elif rel == Relation.MEANS:
+            self._means(fact)
+        elif rel == Relation.TRADEOFF:
+            owner = x if x and not PRONOUN_RE.match(x) and not is_self_reference(x) else "该 PR 的做法"
+            self.qa(fact, CardKind.WHY, "benefit_what" if fact.verb == "好处" else "cost_what", y, owner + fact.verb, x=owner)
+        elif rel == Relation.CAUSE:
+            self.qa(fact, CardKind.WHY, "cause_why", x, y, y=y)
+        elif rel == Relation.CONDITION:
+            self.qa(fact, CardKind.WHY, "condition_when", x, y, y=y)
+        elif rel == Relation.ACTION:
+            named = bool(fact.name) and not PRONOUN_RE.match(fact.name)
+            agent = fact.name if named else "该 PR"
+            if named and _LOCATIVE.search(fact.name):
+                agent, named = f"{fact.name}，该 PR", False
+            self.qa(fact, CardKind.HOW, "action_what", y, x, a=agent, x=x)
+            if named and units(fact.name) >= 3:
+                self.qa(fact, CardKind.NAME, "action_who", fact.name, x + y, x=x, y=y)
+        elif rel == Relation.SHOW:
+            subject = "该 PR" if is_self_reference(x) else x
+            self.qa(fact, CardKind.WHY, "show_what", y, subject, x=subject, v=fact.verb)
+            if not is_self_reference(x):
+                self.qa(fact, CardKind.NAME, "show_who", x, y, y=y, v=fact.verb)
+        elif rel == Relation.SOLVE:
+            subject = "该 PR" if is_self_reference(x) else x
+            self.qa(fact, CardKind.WHY, "solve_what", y, subject, x=subject)
+            if not is_self_reference(x):
+                self.qa(fact, CardKind.HOW, "solve_how", x, y, y=y)
+        elif rel == Relation.ROLE:
+            self.qa(fact, CardKind.NAME, "role_who", x, y, y=y)
+            self.qa(fact, CardKind.WHY, "role_what", y, x, x=x)
+
+    def relation_cloze(self, fact: Fact, target: str, kind: str = "relation") -> None:
+        """The same fact as a cloze over its sentence, deleting the chosen option or the effect."""
+        if 2 <= units(target) <= 12 and target in fact.sentence:
+            term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker=kind, name=fact.name)
+            clause = next((c for c in _AFTER_CLAUSE.split(fact.sentence) if target in c), fact.sentence)
+            self.gap(term, clause.strip().rstrip("；;。"), fact.sentence)
+
+    def _means(self, fact: Fact) -> None:
+        x, y = fact.subject, fact.detail
+        if fact.marker:
+            marker = "通过" if fact.marker == "通过" else "用"
+            self.qa(fact, CardKind.HOW, "means_how", x, y, p=fact.prefix, m=marker, y=y)
+            if fact.verb and y.startswith(fact.verb):
+                obj = y[len(fact.verb) :].strip()
+                tokens = self.seg.tokenize(obj)
+                nouny = bool(tokens) and (tokens[0].protected or self.seg.pos(tokens[0].text).startswith(("n", "eng")))
+                # 重采样器实例复用 is a noun phrase; 入口执行驱逐 (a verb with an object) is not.
+                verb_inside = any(not t.protected and self.seg.pos(t.text).startswith("v") and t.text != "vn"
+                                  for t in tokens[:-1])
+                if nouny and not verb_inside and units(obj) <= 8:
+                    self.qa(fact, CardKind.WHY, "means_what", obj, x, m=marker, x=x, v=fact.verb)
+        else:
+            self.qa(fact, CardKind.HOW, "agent_how", x, y, y=y)
+
+
+def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candidate]:
+    """Every card deckgen could make for *review*, before the gate."""
+    maker = CardMaker(review, seg or get_segmenter())
+    for fact in review.facts:
+        if fact.relation == Relation.TERM:
+            maker.gap(fact, fact.detail, fact.sentence)
+        else:
+            maker.add_fact(fact)
+    maker.clozes()
+    return maker.candidates
+
+
+def _term_rank(fact: Fact, text: str) -> float:
+    """How much a deletion teaches: mechanisms over names, names over asides."""
+    rank = _TERM_RANK.get(fact.marker, 1.4)
+    before = text[: max(text.find(fact.subject), 0)]
+    if max(before.rfind("（"), before.rfind("(")) > max(before.rfind("）"), before.rfind(")")):
+        rank -= 0.5  # blanked inside a parenthetical aside
+    if units(text) > 60:
+        rank -= 0.3
+    if _TEST_PATH.search(fact.subject):
+        rank -= 0.3  # a test file's name is rarely what a reader needs to recall
+    return rank
+
+
+def _is_code(term: str) -> bool:
+    return term.startswith("`") or bool(_PRINTABLE_ASCII.fullmatch(term) and _CODE_PUNCT.search(term))
+
+
+def _cloze_order(terms: Iterable[Fact]) -> list[Fact]:
+    """Most specific terms first: code, then English terms, then the rest; longer before shorter."""
+    def rank(fact: Fact) -> tuple[int, int]:
+        term = fact.subject
+        ascii_term = bool(PROTECTED_RE.fullmatch(term))
+        return (0 if _is_code(term) else 1 if ascii_term else 2, -units(term))
+    return sorted(terms, key=rank)
+
+
+Result = tuple[Review, tuple[Card, ...]]
+"""An entry's review and its (untagged) cards: what :func:`make_result` makes."""
+
+
+def make_result(entry: Entry) -> Result:
+    """One entry's review and cards (the segmenter is set up on first use, once per process)."""
+    seg = get_segmenter()
+    review = extract_review(entry, seg)
+    return review, tuple(make_cards(review, seg))
+
+
+def make_cards(review: Review, seg: Segmenter | None = None) -> list[Card]:
+    """The cards of one review that pass the quality gate, best first, at most :data:`MAX_CARDS_PER_PR`."""
+    seg = seg or get_segmenter()
+    return select_cards(make_candidates(review, seg), seg, limit=MAX_CARDS_PER_PR)

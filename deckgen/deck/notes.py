@@ -1,0 +1,166 @@
+"""An entry's notes: the whole card-making path for one entry, and a card rendered as a note.
+
+:func:`make_entry_notes` is one pure function of an entry (and the taxonomy and
+glossary): extraction, cards, curriculum, rendered notes.  It is two steps, so
+that the cache (:mod:`deckgen.files.cachedir`) can wrap each from outside and keep
+their results apart: :func:`~deckgen.cards.cards.make_result` (extraction and
+cards) depends on the entry alone, and
+:func:`entry_notes` on its result and the data files (editing ``topics.toml``
+matches every entry again, but extracts none again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..cards.cards import make_result
+from ..cards.gate import anki_cards
+from ..curriculum.curriculum import (
+    Curriculum,
+    EntryCurriculum,
+    entry_curriculum,
+    tag_cards,
+)
+from ..curriculum.glossary import Glossary
+from ..curriculum.topics import Taxonomy
+from ..extract.findings import review_findings
+from ..text.markup import cloze_to_html, escape, to_html
+from ..types import Card, CardKind, Entry, Review
+from .lock import BuiltNote
+from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
+from .thirdparty import genanki
+
+GUID_NAMESPACE = "deckgen/v1"
+GLOSSARY_LABEL = "术语表"
+MIN_CARDS_PER_PR = 3
+"""Fewer Anki cards than this from a PR is worth a warning: its review names few decisions deckgen can read."""
+
+@dataclass(frozen=True)
+class EntryNotes:
+    """One entry after the taxonomy and glossary: its review, curriculum, topic-tagged cards and their notes."""
+
+    review: Review
+    curriculum: EntryCurriculum
+    cards: tuple[Card, ...]
+    notes: tuple[BuiltNote, ...]
+    """:func:`built_note` of each card, in card order."""
+    warnings: tuple[str, ...]
+    """What a build warns about the entry (:func:`entry_warnings`)."""
+    fact_count: int
+    """How many facts the review has, also when it comes without them (see :class:`deckgen.cache.notecache.NoteMaker`)."""
+
+
+def entry_notes(review: Review, cards: Sequence[Card], taxonomy: Taxonomy | None,
+                glossary: Glossary | None) -> EntryNotes:
+    """The notes of an entry whose :func:`~deckgen.cards.cards.make_result` is *review* and *cards*."""
+    curriculum = entry_curriculum(review, taxonomy, glossary)
+    tagged = tuple(tag_cards(cards, curriculum.topics))
+    return EntryNotes(review, curriculum, tagged, tuple(built_note(c) for c in tagged), entry_warnings(review, tagged),
+                      len(review.facts))
+
+
+def make_entry_notes(entry: Entry, taxonomy: Taxonomy | None, glossary: Glossary | None) -> EntryNotes:
+    """Everything a build makes of one entry: depends on the entry, the taxonomy and the glossary alone."""
+    return entry_notes(*make_result(entry), taxonomy, glossary)
+
+
+def entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:
+    """What a build warns about one entry: too few cards, and the review's own findings (no verdict, no decision)."""
+    entry = review.entry
+    out = []
+    count = sum(anki_cards(c) for c in cards)
+    if count < MIN_CARDS_PER_PR:
+        out.append(f"{entry.path}:{entry.title_line}: only {count} card(s) for this PR; the review names few "
+                   "decisions deckgen can read (name each decision explicitly: 1) 2) …, **名称**: 说明, "
+                   "or 采用 X 而非 Y)")
+    out.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
+    return tuple(out)  # () for most entries: one shared empty tuple, not a list each
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What the extract and card stages made of a set of seed files."""
+
+    files: tuple[Path, ...]
+    reviews: tuple[Review, ...]
+    """Every entry's review; without its facts (``facts=()``) when built with ``facts=False``."""
+    cards: tuple[Card, ...]
+    """The PR cards, tagged with their topics, then the glossary cards."""
+    warnings: tuple[str, ...]
+    curriculum: Curriculum = Curriculum()
+    notes: tuple[BuiltNote, ...] = ()
+    """The notes of the first ``len(notes)`` cards (the PR cards), as :func:`built_note` renders them."""
+
+    def built_notes(self) -> list[BuiltNote]:
+        """The note of every card, in card order."""
+        return [*self.notes, *(built_note(c) for c in self.cards[len(self.notes):])]
+
+
+def card_guid(card: Card) -> str:
+    """The note's identity in every collection: namespace, repository, PR and the card's stable key."""
+    return guid_for(GUID_NAMESPACE, *card.guid_parts)
+
+
+# Two base-91 digits at a time: a 64-bit number has at most ten (91**10 > 2**64).
+_BASE91_PAIRS = [a + b for a in genanki.util.BASE91_TABLE for b in genanki.util.BASE91_TABLE]
+
+
+def guid_for(*parts: str) -> str:
+    """``genanki.guid_for`` of strings, without its digit-by-digit Python arithmetic (a cold build asks for every note)."""
+    number = int.from_bytes(hashlib.sha256("__".join(parts).encode("utf-8")).digest()[:8], "big")
+    number, fifth = divmod(number, 8281)
+    number, fourth = divmod(number, 8281)
+    number, third = divmod(number, 8281)
+    first, second = divmod(number, 8281)
+    pairs = _BASE91_PAIRS
+    # genanki writes no leading zeros ("a" is the digit 0).
+    return (pairs[first] + pairs[second] + pairs[third] + pairs[fourth] + pairs[fifth]).lstrip("a")
+
+
+_TAG_UNSAFE = re.compile(r"[\s\"]+")
+
+
+@lru_cache(maxsize=4096)  # the same few repository, kind, verdict and topic tags on every note
+def tag(*parts: str) -> str:
+    return "::".join(_TAG_UNSAFE.sub("_", part.strip()) for part in parts if part.strip())
+
+
+# A PR's cards share its cue, title and source line, and a fact's cards share its sentence: each is
+# rendered once (half of the rendering of a big corpus), not once per card.
+_escape = lru_cache(maxsize=4096)(escape)
+_to_html = lru_cache(maxsize=4096)(to_html)
+
+
+def card_tags(card: Card) -> list[str]:
+    owner, _, name = card.entry.repo.partition("/")
+    tags = ["deckgen", tag("repo", owner, name), tag("kind", card.kind.value)]
+    if card.kind != CardKind.GLOSSARY:  # a glossary card has no reading verdict or relation of its own
+        tags += [tag("verdict", card.verdict.value), tag("rel", card.relation.value)]
+    tags.extend(card.tags)
+    return sorted(set(tags))
+
+
+def note_fields(card: Card) -> list[str]:
+    """Field values in note-type order (see :mod:`deckgen.deck.notetypes`), all HTML-escaped."""
+    verdict = GLOSSARY_LABEL if card.kind == CardKind.GLOSSARY else card.verdict.label
+    shared = [_escape(card.cue), _escape(card.entry.title), _to_html(card.sentence),
+              _escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), _escape(verdict), ""]
+    if card.kind == CardKind.CLOZE:
+        return [cloze_to_html(card.prompt), *shared]
+    return [to_html(card.prompt), to_html(card.answer), *shared]
+
+
+def model_id(card: Card) -> int:
+    """The id of the note type *card* is a note of."""
+    return CLOZE_MODEL_ID if card.kind == CardKind.CLOZE else QA_MODEL_ID
+
+
+def built_note(card: Card) -> BuiltNote:
+    """*card* as this build renders it, for the lock to compare with what users have."""
+    return BuiltNote(card.entry.pr_key, card.key, card.kind.value, model_id(card), card_guid(card),
+                     tuple(note_fields(card)), tuple(card_tags(card)))

@@ -1,0 +1,42 @@
+"""How a build is made: :class:`BuildOptions`, and the defaults the CLI shows without loading the pipeline.
+
+``deckgen --help`` and ``deckgen lint`` must start fast: the pipeline pulls in
+genanki, and extraction pulls in jieba (0.4 s and more), so :mod:`deckgen.cli`
+imports only this and loads each command's modules when the command runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_SOURCES = (Path("seeds"),)
+DEFAULT_OUTPUT = Path("decks") / "deckgen.apkg"
+DEFAULT_DECK_NAME = "PR 设计决策"
+DEFAULT_GRACE = 3
+"""Deck versions after the one that marked a card obsolete that still ship it (then it leaves the lock)."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Everything about a build but its seeds and its output, passed along whole by the CLI, the pipeline and the plan.
+
+    None of these changes which cards a PR gets; ``cache`` and ``jobs`` do not change a byte of the output.
+    """
+
+    deck_name: str = DEFAULT_DECK_NAME
+    """The top-level Anki deck; each repository gets a subdeck."""
+    timestamp: int | None = None
+    """When this build's changes are dated: ``SOURCE_DATE_EPOCH``, else now, when None (see :func:`deckgen.pipeline.build_timestamp`)."""
+    grace: int = DEFAULT_GRACE
+    """Deck versions that still ship a card whose source was removed."""
+    prune: bool = False
+    """Drop cards already shipped as obsolete now."""
+    taxonomy: Path | None = None
+    """The topic taxonomy; None: ``topics.toml`` beside the seeds, if any."""
+    glossary: Path | None = None
+    """The glossary; None: ``glossary.toml`` beside the seeds, if any."""
+    cache: bool = True
+    """Reuse and keep each entry's cards in the per-user cache."""
+    jobs: int = 1
+    """Make the cards of entries the cache lacks in this many processes."""

@@ -1,0 +1,123 @@
+"""Read the TOML data files that live beside the seeds (part of the parse stage).
+
+``topics.toml`` and ``glossary.toml`` are edited by users, so every problem
+is reported as a :class:`DataFileError` naming the file and line.  tomllib
+reports syntax errors with a line and column in its message; semantic
+problems (a missing key in the third ``[[topic]]``) are located by counting
+the array-of-tables headers in the text.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataFileError
+from .parse import read_seed_text
+
+_AT_LINE_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_AT_END_RE = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A parsed TOML file and what is needed to point at its lines in messages."""
+
+    path: Path
+    data: Mapping[str, Any]
+    text: str
+
+    def table_line(self, array: str, index: int) -> int | None:
+        """Line of the *index*-th ``[[array]]`` header (0-based), if the file uses headers."""
+        header = re.compile(rf"^\s*\[\[\s*{re.escape(array)}\s*\]\]")
+        seen = -1
+        for number, line in enumerate(self.text.split("\n"), start=1):
+            if header.match(line):
+                seen += 1
+                if seen == index:
+                    return number
+        return None
+
+    def key_line(self, key: str) -> int | None:
+        """Line where top-level *key* is assigned, if it is written as ``key = …``."""
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        for number, line in enumerate(self.text.split("\n"), start=1):
+            if pattern.match(line):
+                return number
+        return None
+
+    def error(self, line: int | None, problem: str, fix: str = "") -> DataFileError:
+        return DataFileError(self.path, line, problem, fix)
+
+    def only_keys(self, table: Mapping[str, Any], allowed: frozenset[str], line: int | None, what: str, fix: str) -> None:
+        """An error for the first key of *table* not in *allowed* (a typo such as ``keyword`` for ``keywords``)."""
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            at = self.key_line(unknown[0]) if line is None else line
+            raise self.error(at, f"unknown key {unknown[0]!r} in {what}", fix)
+
+    def unique(self, seen: dict[str, int | None], key: str, line: int | None, what: str, fix: str) -> None:
+        """Record *key* as defined on *line*; an error if it was defined before."""
+        if key in seen:
+            first = f" (first defined on line {seen[key]})" if seen[key] else ""
+            raise self.error(line, f"duplicate {what}{first}", fix)
+        seen[key] = line
+
+
+def read_toml(path: Path) -> DataFile:
+    """Parse the TOML file at *path*; a :class:`DataFileError` with file and line if it is not valid TOML."""
+    text = read_seed_text(Path(path))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = _AT_LINE_RE.search(message)
+        line: int | None
+        if match:
+            line, column = int(match.group(1)), int(match.group(2))
+            problem = f"invalid TOML: {message[: match.start()]} (column {column})"
+        else:
+            line = text.count("\n") + 1 if _AT_END_RE.search(message) else None
+            problem = f"invalid TOML: {_AT_END_RE.sub('', message)}"
+        raise DataFileError(path, line, problem, "fix the TOML syntax; see https://toml.io") from None
+    return DataFile(Path(path), data, text)
+
+
+def find_beside(sources: Iterable[Path], name: str) -> Path | None:
+    """The data file *name* beside the seeds: in a seed folder, or in a seed file's folder; first found wins."""
+    for source in sources:
+        source = Path(source)
+        folder = source if source.is_dir() else source.parent
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def string_list(table: Mapping[str, Any], key: str, where: DataFile, line: int | None) -> tuple[str, ...]:
+    """``table[key]`` as a tuple of non-empty strings (missing → empty); a clear error otherwise."""
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise where.error(line, f"{key!r} must be a list of non-empty strings", f'for example {key} = ["a", "b"]')
+    return tuple(v.strip() for v in value)
+
+
+def required_string(table: Mapping[str, Any], key: str, where: DataFile, line: int | None, what: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise where.error(line, f"{what} has no {key!r}", f'add {key} = "…"')
+    return value.strip()
+
+
+def tables(where: DataFile, array: str) -> list[tuple[Mapping[str, Any], int | None]]:
+    """The ``[[array]]`` tables of a file with their header lines; an error if *array* is not a list of tables."""
+    value = where.data.get(array, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise where.error(where.key_line(array), f"{array!r} must be an array of tables", f"write each one under a [[{array}]] header")
+    return [(table, where.table_line(array, index)) for index, table in enumerate(value)]

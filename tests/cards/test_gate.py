@@ -1,0 +1,133 @@
+"""Each quality check: one card it passes, one it rejects."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deckgen.cards import gate
+from deckgen.text.markup import deletion
+from deckgen.text.segment import get_segmenter
+from deckgen.types import Card, CardKind, Entry, Relation, Verdict
+
+REVIEW = ("值得精读。采用 `torch.empty` 而非 `torch.zeros`，以减少初始化开销。"
+          "通过预分配 `workspace` 来避免在捕获期间分配显存，从而消除了图重放时的非法内存访问。")
+ENTRY = Entry("o/r", "为调度器引入预分配工作区", REVIEW, Path("s.txt"), 3, 5)
+BASE = Card(entry=ENTRY, kind=CardKind.WHY, key="why:x", prompt="采用 `torch.empty` 而非 `torch.zeros`，目的是什么？",
+            answer="减少初始化开销", cue="r · 为调度器引入预分配工作区", sentence=REVIEW, line=5,
+            verdict=Verdict.DEEP, relation=Relation.PURPOSE)
+CLOZE = replace(BASE, kind=CardKind.CLOZE, answer="`workspace`",
+                prompt="通过预分配 " + deletion(1, "`workspace`") + " 来避免在捕获期间分配显存，从而消除了图重放时的非法内存访问")
+
+
+def codes(card: Card, check) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f"{f.check}:{f.severity}" for f in check(card, get_segmenter())]
+
+
+CASES = [
+    # (check, passing card, failing card, expected failing code)
+    (gate.check_answer_shape, BASE, replace(BASE, prompt="采用 torch.empty 的目的。"), "Q1:R"),
+    (gate.check_yes_no, BASE, replace(BASE, prompt="采用 torch.empty 是否为了减少开销？"), "Q2:R"),
+    (gate.check_context_cue, BASE, replace(BASE, cue=" "), "Q3:R"),
+    (gate.check_leak, BASE, replace(BASE, prompt="为了减少初始化开销采用了什么？"), "A3:R"),
+    (gate.check_question_length, BASE, replace(BASE, prompt="为什么" + "很长的问题" * 20 + "？"), "Q5:R"),
+    (gate.check_answer_length, BASE, replace(BASE, answer="减少" * 20), "A1:R"),
+    (gate.check_one_fact, BASE, replace(BASE, answer="减少开销，提升吞吐"), "A2:R"),
+    (gate.check_specific, BASE, replace(BASE, answer="性能"), "A4:R"),
+    (gate.check_fragments, BASE, replace(BASE, answer="减少初始化开销的"), "A5:R"),
+    (gate.check_fragments, BASE, replace(BASE, answer="torch.emp 的开销"), "A5:R"),
+    (gate.check_balanced, BASE, replace(BASE, answer="减少（初始化开销"), "A6:R"),
+    (gate.check_orphans, BASE, replace(BASE, prompt="其目的是什么？"), "A7:R"),
+    (gate.check_cloze_syntax, CLOZE, replace(CLOZE, prompt="通过预分配 " + deletion(1, "a::b") + " 来避免分配显存"), "A8:R"),
+    (gate.check_cloze_context, CLOZE, replace(CLOZE, prompt="预分配 " + deletion(1, "`workspace`")), "A9:R"),
+    (gate.check_extractive, BASE, replace(BASE, answer="降低编译时间"), "A10:R"),
+    (gate.check_typography, BASE, replace(BASE, prompt="采用  torch.empty 的目的是什么？"), "A15:W"),
+]
+
+
+@pytest.mark.parametrize(("check", "good", "bad", "code"), CASES, ids=[c[3] + ":" + c[0].__name__ for c in CASES])
+def test_check_passes_good_and_flags_bad(check, good: Card, bad: Card, code: str) -> None:  # type: ignore[no-untyped-def]
+    assert codes(good, check) == []
+    assert code in codes(bad, check)
+
+
+def test_term_recall_card_may_not_show_part_of_its_name() -> None:
+    card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
+    assert "A3:R" in codes(card, gate.check_leak)
+
+
+def test_term_recall_card_may_not_show_part_of_its_name_in_the_cue() -> None:
+    card = replace(BASE, kind=CardKind.NAME, prompt="这种做法叫什么？", answer="预分配工作区")
+    assert "A3:R" in codes(card, gate.check_leak)
+    # Markup in the cue is read together with the prompt, as one text.
+    marked = replace(card, cue="r · 为调度器引入 `ws` 预分配工作区", prompt="它的 `ws` 叫什么？")
+    assert "A3:R" in codes(marked, gate.check_leak)
+
+
+# Pieces that probe what the gate assumes of segmentation: jieba does not join across the
+# cue's closing bracket, and tokens are lower-cased pieces of the plain text.
+FRONT_PIECES = st.sampled_from(["预分配", "工作区", "调度器", "引入", "的", "】", "【", "·", " ", "  ", "`", "**", "*",
+                                "torch.empty", "KV cache", "Σ", "ΑΣ", "İ", "ﬁ", "Ａ", "x_y", "-", "，", "？", "\n", "a"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(FRONT_PIECES, max_size=12).map("".join), st.lists(FRONT_PIECES, max_size=12).map("".join))
+def test_front_tokens_are_the_cues_and_the_prompts(cue: str, prompt: str) -> None:
+    seg = get_segmenter()
+    front = gate.front_of(replace(BASE, cue=cue, prompt=prompt))
+    tokens = gate.content_tokens(seg, front)
+    if "`" not in cue and "*" not in cue:
+        assert tokens == gate.content_tokens(seg, f"【{cue}】") | gate.content_tokens(seg, prompt)
+    plain = gate.strip_markdown(front)
+    if "Σ" not in plain:
+        assert all(token in plain.lower() for token in tokens)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(FRONT_PIECES, max_size=10).map("".join), st.lists(FRONT_PIECES, max_size=10).map("".join))
+def test_source_words_read_sentence_and_review_as_one_text(sentence: str, review: str) -> None:
+    """The review's identifiers are read once per PR; the result is what reading the joined text gives."""
+    joined = gate.strip_markdown(sentence + " " + review)
+    assert gate._source_words(sentence, review) == set(gate._ASCII_WORD.findall(joined))
+
+
+def test_cloze_body_still_visible_elsewhere_is_rejected() -> None:
+    card = replace(CLOZE, prompt="预分配 " + deletion(1, "`workspace`") + "，并在每次捕获前复用同一个 `workspace` 以免分配显存")
+    assert "A3c:R" in codes(card, gate.check_cloze_context)
+
+
+def test_select_cards_drops_rejects_and_duplicates() -> None:
+    seg = get_segmenter()
+    bad = replace(BASE, key="why:y", answer="性能")
+    dup = replace(BASE, key="why:z")
+    chosen = gate.select_cards([gate.Candidate(c, 2.0, REVIEW) for c in (BASE, bad, dup)], seg, limit=10)
+    assert chosen == [replace(BASE, score=chosen[0].score)]
+
+
+def test_select_cards_counts_cloze_numbers_against_the_limit() -> None:
+    seg = get_segmenter()
+    two = replace(CLOZE, prompt="通过预分配 " + deletion(1, "`workspace`") + " 来避免在捕获期间分配显存，从而消除了"
+                  + deletion(2, "图重放时的非法内存访问"))
+    assert gate.anki_cards(two) == 2
+    assert gate.select_cards([gate.Candidate(two, 2.0, REVIEW)], seg, limit=1) == []
+
+
+def test_select_cards_keeps_one_qa_card_per_answer() -> None:
+    """将 X and X are the same answer: the second direction of a fact does not get in twice."""
+    seg = get_segmenter()
+    first = replace(BASE, key="a", answer="预分配 `workspace`")
+    second = replace(BASE, key="b", prompt="靠什么避免在捕获期间分配显存？", answer="通过预分配 `workspace`")
+    chosen = gate.select_cards([gate.Candidate(c, 2.0, REVIEW) for c in (first, second)], seg, limit=10)
+    assert len(chosen) == 1 and chosen[0].key in ("a", "b")
+
+
+def test_cloze_costs_one_slot_per_gap() -> None:
+    """Three gaps in one note count as three cards against the PR's budget and rank lower."""
+    one = gate.Candidate(CLOZE, 2.0, REVIEW)
+    three = gate.Candidate(replace(CLOZE, prompt="通过" + deletion(1, "预分配") + deletion(2, " `workspace` ")
+                                   + "来" + deletion(3, "避免在捕获期间分配显存")), 2.0, REVIEW)
+    assert gate.score(three, []) < gate.score(one, [])

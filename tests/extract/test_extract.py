@@ -1,0 +1,84 @@
+"""Reviews in styles deckgen was not tuned on still yield their decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from deckgen.extract.extract import (
+    extract_review,
+    find_identifiers,
+    find_pr_refs,
+    find_verdict,
+)
+from deckgen.source.parse import parse_seed_file
+from deckgen.types import Relation, Verdict
+from tests.conftest import FIXTURES
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("值得精读。", Verdict.DEEP),
+        ("强烈建议精读，原因如下", Verdict.DEEP),
+        ("值得快速浏览。", Verdict.SKIM),
+        ("值得快速精读，改动仅 22 行", Verdict.SKIM),
+        ("可以略读。", Verdict.SKIM),
+        ("此 PR 改动极小，不值得精读实现，但其思路值得记录", Verdict.SKIP),
+        ("不建议精读。", Verdict.SKIP),
+        ("一个普通的改动。", Verdict.UNKNOWN),
+    ],
+)
+def test_verdict_variants(text: str, verdict: Verdict) -> None:
+    assert find_verdict(text)[0] == verdict
+
+
+def test_identifiers_and_pr_refs() -> None:
+    text = "见 `PromptEmbedsState.add_request/apply` 与 resolve_model_state_cls，参考 PR #55842 和 #4。"
+    assert find_identifiers(text) == ("PromptEmbedsState.add_request/apply", "resolve_model_state_cls")
+    assert find_pr_refs(text) == ("#55842",)
+
+
+@pytest.fixture(name="reviews", scope="module")
+def _reviews() -> list:  # type: ignore[type-arg]
+    path = FIXTURES / "styles.txt"
+    return [extract_review(e) for e in parse_seed_file(path)]
+
+
+def relations(review) -> set[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+    return {(f.relation.value, f.subject, f.detail) for f in review.facts if f.relation != Relation.TERM}
+
+
+def terms(review) -> set[str]:  # type: ignore[no-untyped-def]
+    return {f.subject for f in review.facts if f.relation == Relation.TERM}
+
+
+def test_verdicts_of_fixture(reviews) -> None:  # type: ignore[no-untyped-def]
+    assert [r.verdict for r in reviews] == [Verdict.DEEP, Verdict.SKIM, Verdict.SKIP, Verdict.DEEP]
+
+
+def test_bold_heading_and_discourse_patterns(reviews) -> None:  # type: ignore[no-untyped-def]
+    found = relations(reviews[0])
+    assert ("definition", "组提交", "多个事务共享一次 fsync") in found
+    assert ("contrast", "多个事务共享一次 fsync", "每个事务单独刷盘") in found
+    assert ("avoid", "把刷盘线程与提交线程解耦", "锁竞争") in found
+    assert ("means", "`flush_batch_size`", "控制每批大小") in found
+    assert ("avoid", "通过 `flush_batch_size` 控制每批大小", "尾延迟抖动") in found
+
+
+def test_circled_items_with_contrast_purpose_result(reviews) -> None:  # type: ignore[no-untyped-def]
+    found = relations(reviews[1])
+    assert ("contrast", "分段 LRU", "全局 LRU") in found
+    assert ("purpose", "按哈希把缓存切成多个分段", "减少热点锁冲突") in found
+    assert ("result", "在 `BlockCache::evict` 中预先计算代价", "淘汰顺序稳定") in found
+    assert "`BlockCache::evict`" in terms(reviews[1])
+
+
+def test_quoted_name_and_rather_than(reviews) -> None:  # type: ignore[no-untyped-def]
+    assert ("contrast", "在启动时检查可用空间", "在写入过程中逐次检查") in relations(reviews[2])
+    assert "失败即中止" in terms(reviews[2])
+
+
+def test_shouxian_qici_zuihou(reviews) -> None:  # type: ignore[no-untyped-def]
+    found = relations(reviews[3])
+    assert ("means", "serde 的 `deny_unknown_fields`", "拒绝未知字段") in found
+    assert "`ConfigLoader::load`" in terms(reviews[3])

@@ -1,0 +1,81 @@
+"""Relations are matched on tokens: the right markers fire, look-alikes don't."""
+
+from __future__ import annotations
+
+import pytest
+
+from deckgen.extract.relations import RelationFinder, subject_predicate
+from deckgen.text.clauses import clean
+from deckgen.text.segment import get_segmenter
+from deckgen.types import Relation
+
+
+def facts(text: str, topic: str = "") -> list[tuple[str, str, str]]:
+    return [(f.relation.value, f.subject, f.detail) for f in RelationFinder(get_segmenter()).find(text, 1, topic)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("采用 `torch.empty` 而非 `torch.zeros`", ("contrast", "`torch.empty`", "`torch.zeros`")),
+        ("关键设计是采用“逐层守卫”而不是全局禁用", ("contrast", "逐层守卫", "全局禁用")),
+        ("用能力契约替代早期硬性配置拒绝", ("contrast", "能力契约", "早期硬性配置拒绝")),
+        ("以能力契约替代硬性拒绝", ("contrast", "能力契约", "硬性拒绝")),
+        ("在构造函数中进行参数校验以尽早暴露错误", ("purpose", "在构造函数中进行参数校验", "尽早暴露错误")),
+        ("选择已声明依赖作为默认，以避免可选依赖膨胀", ("avoid", "选择已声明依赖作为默认", "可选依赖膨胀")),
+        ("为了减少拷贝，在 GPU 上常驻指针表", ("purpose", "在 GPU 上常驻指针表", "减少拷贝")),
+        ("写入调用方提供的缓冲区，确保了图重放的安全性", ("result", "写入调用方提供的缓冲区", "图重放的安全性")),
+        ("预分配工作区，从而消除了非法内存访问", ("avoid", "预分配工作区", "非法内存访问")),
+        ("通过 `lru_cache` 实现重采样器复用", ("means", "`lru_cache`", "实现重采样器复用")),
+        ("用 ARG 拼 stage 名实现条件构建", ("means", "ARG 拼 stage 名", "实现条件构建")),
+        ("无默认值让协议差异快速暴露", ("result", "无默认值", "协议差异快速暴露")),
+        ("启动期强校验把配置漂移扼杀在握手阶段", ("action", "配置漂移", "扼杀在握手阶段")),
+        ("讨论中的决策过程体现了数据驱动的判断", ("show", "讨论中的决策过程", "数据驱动的判断")),
+        ("digest-only COPY 作为缓存键", ("role", "digest-only COPY", "缓存键")),
+        ("实现了从特定平台格式到语言中立的 JSON 格式的迁移", ("contrast", "语言中立的 JSON 格式", "特定平台格式")),
+    ],
+)
+def test_relation_found(text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "以 FP8 格式存储 KV cache",  # 以 = "in/with", not purpose
+        "通过了所有测试，并可以避免重复编译",  # 通过了 = passed; 可以 is one word
+        "这个改动而非常重要",  # 而非常 is 而 | 非常
+        "所以性能更好",  # 所以 is not 以
+        "以及统一了采样接口",  # 以及 is not 以
+    ],
+)
+def test_look_alike_markers_give_nothing(text: str) -> None:
+    found = facts(text)
+    assert not [f for f in found if f[0] in ("purpose", "avoid", "contrast", "means")]
+
+
+def test_pronoun_subject_resolves_to_topic() -> None:
+    """"“捕获轴”机制，这是一个解决 X 问题的方案" → the mechanism solves X."""
+    found = facts("这是一个解决输入形状多样性问题的优雅方案", topic="“捕获轴”机制")
+    assert ("solve", "“捕获轴”机制", "输入形状多样性问题") in found
+
+
+def test_clean_trims_connectives_and_particles() -> None:
+    assert clean("并且统一了接口（见下文）的") == "统一了接口"
+    assert clean("“逐层守卫”") == "逐层守卫"
+
+
+def test_subject_predicate_splits_practices() -> None:
+    finder = RelationFinder(get_segmenter())
+    assert subject_predicate(finder, "`llvm-objdump --offloading` 校验 code object 覆盖") == (
+        "`llvm-objdump --offloading`", "校验 code object 覆盖")
+    assert subject_predicate(finder, "oracle 参考路径如何精确模拟激活量化误差") == ("oracle 参考路径", "精确模拟激活量化误差")
+    assert subject_predicate(finder, "平台判断逻辑是否足够稳健") is None
+    assert subject_predicate(finder, "在其他模型上应用") is None
+
+
+def test_relation_enum_values_are_stable() -> None:
+    """Relation names appear in tags (rel::…) and card keys: renaming one re-keys cards."""
+    assert [r.value for r in Relation] == [
+        "definition", "contrast", "purpose", "avoid", "result", "means", "show", "solve", "role", "action",
+        "condition", "cause", "tradeoff", "term"]

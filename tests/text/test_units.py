@@ -1,0 +1,60 @@
+"""Reviews are cut into enumeration items and sentences, whatever the marker style."""
+
+from __future__ import annotations
+
+import pytest
+
+from deckgen.text.units import split_units, strip_bold
+
+
+def items(text: str) -> list[str]:
+    plain, bold = strip_bold(text)
+    return [u.text for u in split_units(plain, bold) if u.ordinal]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "设计要点：1. 预分配缓冲区 2. 复用实例 3. 前置校验。",
+        "设计要点：1) 预分配缓冲区；2) 复用实例；3) 前置校验。",
+        "设计要点：1）预分配缓冲区；2）复用实例；3）前置校验。",
+        "设计要点：(1) 预分配缓冲区；(2) 复用实例；(3) 前置校验。",
+        "设计要点：（1）预分配缓冲区；（2）复用实例；（3）前置校验。",
+        "设计要点：1、预分配缓冲区；2、复用实例；3、前置校验。",
+        "设计要点：①预分配缓冲区；②复用实例；③前置校验。",
+        "设计要点有三点：一是预分配缓冲区；二是复用实例；三是前置校验。",
+        "设计要点：第一，预分配缓冲区；第二，复用实例；第三，前置校验。",
+        "设计要点：首先预分配缓冲区，其次复用实例，最后前置校验。",
+    ],
+    ids=["dot", "paren", "fullwidth-paren", "wrapped", "fullwidth-wrapped", "dun", "circled", "yi-shi",
+         "di-yi", "shouxian"],
+)
+def test_enumeration_styles(text: str) -> None:
+    assert items(text) == ["预分配缓冲区", "复用实例", "前置校验"]
+
+
+def test_markers_in_code_and_versions_are_not_items() -> None:
+    """`max(1, n)` and version numbers such as 2.5/2.6 are not enumeration markers."""
+    assert items("调用 `f(1) g(2)` 并支持 MiniCPM-V 2.5/2.6 两个版本。") == []
+
+
+def test_announced_count_must_match() -> None:
+    """"有两点" before a list of three means the markers were not a list."""
+    assert items("有两点：1) 甲方案；2) 乙方案；3) 丙方案。") == []
+
+
+def test_bold_heading_and_lead() -> None:
+    plain, bold = strip_bold("建议精读以下关键设计决策： 1. **集中初始化**: 统一到一处。 2. **缓冲区模式**: 写入调用方缓冲区。")
+    units = [u for u in split_units(plain, bold) if u.ordinal]
+    assert [u.heading for u in units] == ["集中初始化", "缓冲区模式"]
+    assert {u.lead for u in units} == {"建议精读以下关键设计决策"}
+
+
+def test_唯一是_is_not_an_enumeration() -> None:
+    assert items("唯一是否需要关注的是性能。二是补充。") == []
+
+
+def test_last_item_ends_with_its_sentence() -> None:
+    plain, bold = strip_bold("要点：1) 甲；2) 乙。后面是普通句子。")
+    units = split_units(plain, bold)
+    assert [u.text for u in units] == ["要点", "甲", "乙", "后面是普通句子"]
