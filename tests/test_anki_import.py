@@ -37,8 +37,8 @@ def test_seeds_deck_imports_and_renders(anki: AnkiCollection, seeds_deck: Path) 
         assert note["Summary"] and note["Source"].startswith("vllm-project/vllm · ")
         if "kind::glossary" not in note.tags:  # glossary cards belong to no single PR
             per_pr[note["Summary"]] += 1
-    assert len(per_pr) == 16
-    assert min(per_pr.values()) >= 3, per_pr
+    # Fewer, better cards: no PR gets more than the cap, and a PR whose review states no readable decision none.
+    assert 10 <= len(per_pr) <= 16 and max(per_pr.values()) <= 8, per_pr
 
 
 def test_note_types_and_deck(anki: AnkiCollection, seeds_deck: Path) -> None:

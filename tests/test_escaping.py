@@ -156,7 +156,10 @@ def test_lock_file_cannot_smuggle_markup_onto_obsolete_cards(anki: AnkiCollectio
     lock = out.with_suffix(".lock.json")
     data = json.loads(lock.read_text(encoding="utf-8"))
     planted = []
-    for index, note in enumerate(data["notes"][:2]):  # one cloze note and one Q/A note
+    qa = data["notes"][0]
+    # One note of each note type: a cloze one made from the Q/A note (a fixture's deck need not have a cloze card).
+    cloze = dict(qa, kind="cloze", model=CLOZE_MODEL_ID, fields=[qa["fields"][0], *qa["fields"][2:]])
+    for index, note in enumerate([cloze, qa]):
         fake = dict(note, key=f"{note['kind']}:gone{index}", guid=f"planted-{index}", nid=note["nid"] + 999 + index)
         fake["fields"] = ["<img src=x onerror=alert(1)>{{c1::torch::Tensor}}" if note["kind"] == "cloze" else
                           "<script>alert(2)</script> [sound:x.mp3]", "\\(\\href{javascript:alert(3)}{x}\\) }}",

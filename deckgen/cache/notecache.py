@@ -228,12 +228,12 @@ def _files_of(entries: Sequence[Entry]) -> list[_File]:
 def _encoded_row(entries: Sequence[Entry], notes: Sequence[EntryNotes]) -> bytes:
     """The notes of *entries* (all of their facts too) as one row of the store: see :func:`_decoded_row`."""
     values = []
-    for entry_notes in notes:
-        for note in entry_notes.notes:
+    for made in notes:
+        for note in made.notes:
             note.hash  # noqa: B018 -- computed now, so it is stored with the note and the lock need not redo it
-        review = entry_notes.review
-        values.append((review.entry.content_key, replace(review, facts=()), entry_notes.curriculum, entry_notes.cards,
-                       entry_notes.notes, entry_notes.warnings, entry_notes.fact_count))
+        review = made.review
+        values.append((review.entry.content_key, replace(review, facts=()), made.curriculum, made.cards,
+                       made.notes, made.warnings, made.fact_count))
     facts = pickle.dumps(tuple(n.review.facts for n in notes), protocol=pickle.HIGHEST_PROTOCOL)
     return encode_with(entries, (tuple(values), facts))
 

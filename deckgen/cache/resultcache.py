@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from ..cards.cards import Result
+from ..files.datadir import PACKAGE, data_dir
 from ..files.cachedir import sealed, unsealed
 from ..types import Card, Entry, Review
 from .entrystore import EntryStore
@@ -44,8 +45,6 @@ FORMAT = b"deckgen-results 2\n"
 EXTRACTION_MODULES = ("cards.cards",)
 """Where the code whose output is cached starts (:func:`deckgen.cards.cards.make_result`); the modules it imports
 count too (found by reading the source)."""
-PACKAGE = Path(__file__).resolve().parent.parent
-"""The deckgen package's folder, whose modules the versions hash."""
 _IMPORT_RE = re.compile(r"^\s*from (\.+)([\w.]*) import ([\w, ()]+)", re.MULTILINE)
 
 
@@ -92,6 +91,7 @@ def source_version(package: Path, roots: Sequence[str] = EXTRACTION_MODULES) -> 
     """:func:`extractor_version` of the deckgen package in folder *package* (or of its *roots* modules)."""
     try:
         sources = _module_closure(package, roots)
+        rules = {path.name: path.read_bytes() for path in sorted(data_dir("rules").glob("*.toml"))}  # cue lists: code too
         spec = importlib.util.find_spec("jieba")  # finds jieba without importing it (0.4 s)
         jieba_init = Path(spec.origin).read_bytes() if spec and spec.origin else b""
     except (OSError, UnicodeDecodeError, ImportError, ValueError):
@@ -101,6 +101,8 @@ def source_version(package: Path, roots: Sequence[str] = EXTRACTION_MODULES) -> 
     digest.update(hashlib.sha256(jieba_init).digest())
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
+    for name in sorted(rules):
+        digest.update(b"rules/" + name.encode() + b"\0" + hashlib.sha256(rules[name]).digest())
     return digest.hexdigest()[:20]
 
 

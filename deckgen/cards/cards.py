@@ -1,9 +1,11 @@
 """Review → cards: questions and cloze deletions for every fact, then the quality gate picks.
 
 Cards are generated generously (both directions of a relation, several
-kinds per fact) and :mod:`deckgen.cards.gate` rejects and ranks them; a PR keeps its
-best :data:`MAX_CARDS_PER_PR`.  Phrasings rotate by a stable hash of the card
-key, so learners recall the fact, not the template.
+kinds per fact), :mod:`deckgen.cards.gate` rejects and ranks them, and
+:mod:`deckgen.cards.select` keeps a few per decision.  Phrasings rotate by a
+stable hash of the card key, so learners recall the fact, not the template.
+A question that asks for a name ("这一设计叫什么") is never made: names recalled
+from their explanation were the cards learners deleted most.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 import re
 import string
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import lru_cache
 
 from ..extract.extract import extract_review
@@ -19,17 +22,25 @@ from ..text.clauses import PRONOUN_RE, is_self_reference
 from ..text.markup import deletion
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
-from .gate import BOOST_VERB, GENERIC, Candidate, select_cards
+from .gate import BOOST_VERB, GENERIC, Candidate
+from .select import MAX_CARDS_PER_PR, select_cards
 
-MAX_CARDS_PER_PR = 10
-MAX_DELETIONS_PER_NOTE = 3
+CLOZE_TERMS = ("step", "code")
+"""Which key phrases found on their own become cloze gaps: procedure steps and code identifiers.  Quoted names,
+set members and objects did not: learners deleted most of those cards; the facts of relations make their own
+gaps (the chosen option, what was avoided)."""
+MAX_STEP_DELETIONS = 3
+"""Deletions of one cloze note over a procedure (首先…其次…最后): each step blanked in turn, the others visible."""
 
 # Question templates: {x} the chosen option / means, {y} the effect / alternative,
 # {v} the verb as written.  Each list is one relation-direction; 2–3 phrasings each.
 TEMPLATES: dict[str, tuple[str, ...]] = {
     "definition": ("「{x}」具体是什么做法？", "「{x}」指的是怎样的设计？", "「{x}」是怎么做的？"),
-    "name": ("哪项设计的做法是“{y}”？", "“{y}”——这一设计叫什么？"),
-    "contrast": ("没有{y}，而是采用了什么做法？", "用什么替代了「{y}」？", "不是「{y}」，而是怎么做的？"),
+    "frame": ("该 PR 的{x}是什么？", "该 PR 采取的{x}是什么？"),
+    "contrast": ("没有{y}，而是采用了什么做法？", "不是「{y}」，而是怎么做的？"),
+    "contrast_thing": ("用什么替代了「{y}」？", "选用了什么，而非「{y}」？"),
+    "contrast_about": ("{p}不再{y}，而是怎么做？", "{p}没有{y}，而是怎么做的？"),
+    "contrast_moved": ("{p}没有{y}，而是怎么处理的？", "{p}不是{y}，而是怎么处理？"),
     "migrate": ("从「{y}」迁移到了什么？", "「{y}」被换成了什么？"),
     "purpose_why": ("{x}，目的是什么？", "为什么要{x}？", "{x}是为了什么？"),
     "purpose_how": ("为了{y}，该 PR 怎么做？", "该 PR 如何做到{y}？"),
@@ -40,32 +51,34 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "ease_why": ("{x}，是为了方便什么？", "{x}便于什么？"),
     "ease_how": ("为了便于{y}，该 PR 怎么做？", "怎样做便于{y}？"),
     "ensure_why": ("{x}，{v}了什么？", "{x}{v}了什么？"),
-    "ensure_how": ("什么{v}了{y}？", "靠什么{v}{y}？"),
+    "ensure_how": ("怎样做{v}了{y}？", "该 PR 如何{v}{y}？"),
     "effect_why": ("{x}起什么作用？", "{x}的效果是什么？"),
-    "effect_how": ("什么让{y}？", "哪项设计让{y}？"),
+    "effect_how": ("怎样做能让{y}？", "该 PR 怎么做才让{y}？"),
     "result_why": ("{x}，最终带来了什么？", "{x}的结果是什么？"),
     "result_how": ("怎样做才能{y}？", "该 PR 怎么做，从而{y}？"),
+    "means_code": ("靠什么{y}？", "用什么{y}？"),
     "means_how": ("{p}{m}什么{y}？", "{p}靠什么{y}？"),
-    "agent_how": ("什么{y}？", "哪项设计{y}？"),
+    "agent_how": ("什么{y}？", "由什么{y}？"),
     "means_what": ("{m}{x}{v}什么？", "{m}{x}来{v}什么？"),
     "action_what": ("{a}把{x}怎么处理？", "{a}对{x}做了什么处理？"),
-    "action_who": ("什么把{x}{y}？", "哪项设计把{x}{y}？"),
-    "show_what": ("{x}{v}了什么？", "从{x}中能看出什么？"),
-    "show_who": ("什么{v}了{y}？", "哪项改动{v}了{y}？"),
+    "action_into": ("{a}把{x}{v}了什么？", "{a}把{x}{v}的是什么？"),
+    "action_where": ("{a}把{x}{v}哪里？", "{a}把{x}{v}了什么地方？"),
+    "action_amount": ("{a}把{x}{v}了多少？", "{a}把{x}{v}什么程度？"),
+    "action_who": ("什么把{x}{y}？", "由什么把{x}{y}？"),
     "benefit_what": ("{x}有什么好处？", "{x}带来的收益是什么？"),
     "cost_what": ("{x}的代价是什么？", "{x}需要付出什么代价？"),
     "hence_what": ("{x}，这样做有什么效果？", "{x}带来了什么效果？"),
     "cause_why": ("为什么{y}？", "{y}的原因是什么？"),
     "spare_why": ("{x}，带来了什么好处？", "{x}省去了什么？"),
     "effect_verb_why": ("{x}，{v}了什么？", "{x}最终{v}了什么？"),
-    "condition_when": ("在什么情况下{y}？", "什么时候{y}？"),
     "solve_what": ("{x}解决了什么问题？", "{x}针对的是什么问题？"),
     "solve_how": ("用什么解决{y}？", "该 PR 靠什么解决{y}？"),
     "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
     "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
 }
 _TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
-_LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是)[，,\s]*")
+_LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是|而是|于是|"
+                                 r"其[一二三四五六七八九十]|第[一二三四五六七八九十])[，,\s]*")
 _ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
 _LOCATIVE = re.compile(r"(?:中|上|下|时|里|内|后|前)$")
 _FIRST_CLAUSE_END = re.compile(r"[，,；;。]")
@@ -81,7 +94,7 @@ _EFFECT = ("让", "使", "使得")
 _RELATION_RANK = {
     Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
     Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
-    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 2.0, Relation.CAUSE: 2.4, Relation.TRADEOFF: 2.5,
+    Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 1.6, Relation.CAUSE: 2.4, Relation.TRADEOFF: 2.5,
 }
 
 
@@ -145,13 +158,19 @@ class CardMaker:
     def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
         key = f"{kind.value}:{family}:{norm(anchor)}"
         options = TEMPLATES[family]
-        if "了" in slots.get("x", ""):  # "为什么要引入了 X" reads wrong; keep the forms that quote X as done
+        x = slots.get("x", "")
+        # "为什么要引入了 X", "为什么要不是…", "为什么要新请求的 grammar 被提交…" read wrong: only a bare verb phrase fits.
+        if "了" in x or x.startswith(("不", "没")) or not self.opens_with_verb(x):
             options = tuple(o for o in options if not o.startswith("为什么要")) or options
         question = fill(_pick(key, options), **slots)
         name = fact.name if fact.relation not in (Relation.DEFINITION, Relation.ACTION) else ""
+        if _FRAME_LABEL.fullmatch(name):
+            name = ""  # "「核心思路」中，…" names nothing
         if name and kind != CardKind.NAME and norm(name) not in norm(question) and units(name) <= 12:
             question = fill("「{n}」中，{q}", n=name, q=question)
         rank = _RELATION_RANK.get(fact.relation, 1.0)
+        if kind == CardKind.WHY and fact.relation in (Relation.PURPOSE, Relation.AVOID, Relation.RESULT):
+            rank -= 0.3  # "为什么要在构造函数中校验？→ 尽早暴露错误" tends to state the obvious; the how way round does not
         if is_self_reference(fact.subject) or _ASSESSMENT.search(fact.sentence):
             rank -= 1.0  # the reviewer's overall judgement ("本 PR 是一个高质量的…"), not a decision
         self._add(fact, kind, key, question, answer, rank)
@@ -161,11 +180,20 @@ class CardMaker:
         # A deep path (a/b/c/d.py) is never worth recalling whole, and it cannot be blanked in part.
         if fact.subject.count("/") >= 3:
             return
+        # A member of a list (A、B 和 C) or half of a pair (A 与 B) is guessed from the rest, or not worth recalling.
+        if fact.marker != "step" and in_a_list(fact.subject, clause):
+            return
+        # Recalling a decision's name from its explanation is the name card in disguise.
+        if fact.name and norm(fact.subject) in norm(fact.name):
+            return
+        # An identifier is worth recalling where it acts (由 X 完成, 用 X 把…, 只返回 X), not where it is mentioned.
+        if fact.marker == "code" and not acts_in(fact.subject, context):
+            return
         if fact.subject in clause and not is_generic(fact.subject):
             self.gaps.setdefault((clause, context), []).append(fact)
 
     def clozes(self) -> None:
-        """One cloze note per text, up to three deletions each, numbered in reading order."""
+        """A cloze note per gap (a procedure: one note over its steps), each over the text that holds the gap."""
         by_text: dict[str, list[Fact]] = {}
         for (clause, context), facts in self.gaps.items():
             largest = max(units(f.subject) for f in facts)
@@ -184,12 +212,10 @@ class CardMaker:
             for fact in _cloze_order(facts):
                 if not any(fact.subject in c.subject or c.subject in fact.subject for c in chosen):
                     chosen.append(fact)
-            # Code identifiers and phrases go to separate notes: recalling a name
-            # and recalling a mechanism are different exercises.
-            code = [f for f in chosen if _is_code(f.subject)]
-            phrases = [f for f in chosen if not _is_code(f.subject)]
-            groups = [part[i : i + MAX_DELETIONS_PER_NOTE] for part in (code, phrases)
-                      for i in range(0, len(part), MAX_DELETIONS_PER_NOTE)]
+            # One gap a note, so that each card asks one thing; a procedure's steps share a note, each
+            # blanked in turn with the others visible.
+            steps = [f for f in chosen if f.marker == "step"]
+            groups = [steps[:MAX_STEP_DELETIONS]] if steps else [[f] for f in chosen]
             for group in groups:
                 group = sorted(group, key=lambda f: text.find(f.subject))
                 marked = text
@@ -204,7 +230,7 @@ class CardMaker:
         card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=self.cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
                     relation=fact.relation)
-        self.candidates.append(Candidate(card, rank, entry.review))
+        self.candidates.append(Candidate(card, rank, entry.review, f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}"))
 
     # -- one method per relation ------------------------------------------------------
 
@@ -214,12 +240,23 @@ class CardMaker:
         if PRONOUN_RE.match(x) and not is_self_reference(x) and rel != Relation.TRADEOFF:
             return  # an unresolved 它/这/其 makes every question about it ambiguous
         if rel == Relation.DEFINITION:
+            frame = _FRAME_LABEL.fullmatch(x)
+            if frame:  # "核心思路是 X": the review says what X is to the PR
+                self.qa(fact, CardKind.DECISION, "frame", y, x, x=_FRAME_WORDS.get(x, x))
+                return
             self.qa(fact, CardKind.DECISION, "definition", y, x, x=x)
-            self.qa(fact, CardKind.NAME, "name", x, x, y=y)
         elif rel == Relation.CONTRAST:
-            family = "migrate" if fact.marker.startswith("从") else "contrast"
-            self.qa(fact, CardKind.CONTRAST, family, x, y, y=y)
-            self.relation_cloze(fact, y, "alternative")  # what it replaced is worth recalling too
+            about, chosen = fact.prefix, x
+            moved = _BA_TOPIC.match(x) if x.startswith(("把", "将")) or fact.verb in ("把", "将") else None
+            if not about and moved and units(moved.group(1)) <= 10:  # "把图的输入张量改为在计算图内分配，而非…"
+                about, chosen = moved.group(1).strip(), moved.group(2).strip()
+            if fact.marker.startswith("从") and self.in_summary(x):
+                return  # "从 A 迁移到 B" where the summary already says B: the PR's headline, not a decision in it
+            family = ("migrate" if fact.marker.startswith("从") else "contrast_moved" if moved and about
+                      else "contrast_about" if about else "contrast_thing" if self.is_thing(x) else "contrast")
+            self.qa(fact, CardKind.CONTRAST, family, chosen, y, y=y, p=about)
+            if not fact.marker.startswith("从"):  # "从 A 迁移到 B": A is the old format, not an alternative weighed
+                self.relation_cloze(fact, y, "alternative")  # what it replaced is worth recalling too
             self.relation_cloze(fact, x)
         elif rel == Relation.PURPOSE:
             family = "ease" if fact.marker in ("便于", "方便", "以便于") else "purpose"
@@ -256,20 +293,24 @@ class CardMaker:
         elif rel == Relation.CAUSE:
             self.qa(fact, CardKind.WHY, "cause_why", x, y, y=y)
         elif rel == Relation.CONDITION:
-            self.qa(fact, CardKind.WHY, "condition_when", x, y, y=y)
+            return  # "什么时候 Y？→ 请求到来时": the when of a step is rarely what a decision is about
         elif rel == Relation.ACTION:
             named = bool(fact.name) and not PRONOUN_RE.match(fact.name)
             agent = fact.name if named else "该 PR"
             if named and _LOCATIVE.search(fact.name):
-                agent, named = f"{fact.name}，该 PR", False
-            self.qa(fact, CardKind.HOW, "action_what", y, x, a=agent, x=x)
-            if named and units(fact.name) >= 3:
+                agent = f"{fact.name}，该 PR"
+            verb = y[: len(fact.verb)] if fact.verb and y.startswith(fact.verb) else ""
+            if verb.endswith(("成", "为")) and units(y) - units(verb) >= 2:  # 把 X 拆成 Y: ask for Y
+                self.qa(fact, CardKind.HOW, "action_into", y[len(verb):].strip(), x, a=agent, x=x, v=verb)
+            elif verb.endswith(("到", "在", "进", "至")) and units(y) - units(verb) >= 2:
+                family = "action_amount" if verb.startswith(_CHANGE_IN_AMOUNT) else "action_where"
+                self.qa(fact, CardKind.HOW, family, y[len(verb):].strip(), x, a=agent, x=x, v=verb)
+            else:
+                self.qa(fact, CardKind.HOW, "action_what", y, x, a=agent, x=x)
+            if named and not is_self_reference(fact.name):  # the agent is asked for as a noun phrase only (gate Q6)
                 self.qa(fact, CardKind.NAME, "action_who", fact.name, x + y, x=x, y=y)
         elif rel == Relation.SHOW:
-            subject = "该 PR" if is_self_reference(x) else x
-            self.qa(fact, CardKind.WHY, "show_what", y, subject, x=subject, v=fact.verb)
-            if not is_self_reference(x):
-                self.qa(fact, CardKind.NAME, "show_who", x, y, y=y, v=fact.verb)
+            return  # "X 体现了/展示了 Y" judges the PR; it states no decision
         elif rel == Relation.SOLVE:
             subject = "该 PR" if is_self_reference(x) else x
             self.qa(fact, CardKind.WHY, "solve_what", y, subject, x=subject)
@@ -278,6 +319,25 @@ class CardMaker:
         elif rel == Relation.ROLE:
             self.qa(fact, CardKind.NAME, "role_who", x, y, y=y)
             self.qa(fact, CardKind.WHY, "role_what", y, x, x=x)
+
+    def in_summary(self, text: str) -> bool:
+        """Whether a word of *text* that is not Chinese (JSON, a code name) is in the PR summary."""
+        title = self.review.entry.title.lower()
+        return any(word.lower() in title for word in _ASCII_WORDS.findall(text) if len(word) >= 2)
+
+    def opens_with_verb(self, text: str) -> bool:
+        tokens = [t for t in self.seg.tokenize(text) if t.text.strip()]
+        return bool(tokens) and not tokens[0].protected and self.seg.pos(tokens[0].text).startswith(("v", "p", "d"))
+
+    def is_thing(self, text: str) -> bool:
+        """Whether *text* names a thing (a noun phrase) rather than a way of doing something."""
+        tokens = [t for t in self.seg.tokenize(text) if t.text.strip()]
+        if not tokens or tokens[0].text in _WAY_OPENERS:
+            return False
+        verbs = [i for i, t in enumerate(tokens[:-1]) if not t.protected and self.seg.pos(t.text).startswith("v")
+                 and tokens[i + 1].text != "的"]
+        last = tokens[-1]
+        return not verbs and (last.protected or self.seg.pos(last.text).startswith(("n", "eng")))
 
     def relation_cloze(self, fact: Fact, target: str, kind: str = "relation") -> None:
         """The same fact as a cloze over its sentence, deleting the chosen option or the effect."""
@@ -288,6 +348,10 @@ class CardMaker:
 
     def _means(self, fact: Fact) -> None:
         x, y = fact.subject, fact.detail
+        code = _CODE_SPAN.search(fact.name)
+        if is_generic(x) and code:  # "X() 的设计——用最小改动保证 Y": the mechanism is X(), not "最小改动"
+            self.qa(replace(fact, subject=code.group(0), name=""), CardKind.HOW, "means_code", code.group(0), y, y=y)
+            return
         if fact.marker:
             marker = "通过" if fact.marker == "通过" else "用"
             self.qa(fact, CardKind.HOW, "means_how", x, y, p=fact.prefix, m=marker, y=y)
@@ -308,12 +372,43 @@ def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candid
     """Every card deckgen could make for *review*, before the gate."""
     maker = CardMaker(review, seg or get_segmenter())
     for fact in review.facts:
-        if fact.relation == Relation.TERM:
-            maker.gap(fact, fact.detail, fact.sentence)
-        else:
+        if fact.relation != Relation.TERM:
             maker.add_fact(fact)
+        elif fact.marker in CLOZE_TERMS:
+            maker.gap(fact, fact.detail, fact.sentence)
     maker.clozes()
     return maker.candidates
+
+
+_WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被", "由", "向", "以", "为", "通过", "用", "按", "只",
+                          "直接", "先", "再", "每", "各", "不", "自动", "统一"})
+_BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
+_ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
+_CODE_SPAN = re.compile(r"`[^`]+`")
+_CHANGE_IN_AMOUNT = ("降", "减", "缩", "升", "增", "提", "压", "扩")
+_FRAME_LABEL = re.compile(r"(?:核心|关键|主要|整体)?(?:思路|做法|设计决策|决策|修复方式|处理方式|解决方式|处理思路|修复思路|方案|处理|修复)")
+_FRAME_WORDS = {"处理": "处理方式", "修复": "修复方式", "决策": "设计决策"}
+_LIST_JOINT = re.compile(r"^\s*(?:、|和|与|及|以及|或|/|\+|→|->)\s*")
+_LIST_JOINT_BEFORE = re.compile(r"(?:、|和|与|及|以及|或|/|\+|→|->)\s*$")
+
+
+_ACTS_BEFORE = re.compile(r"(?:由|通过|借助|返回|改用|采用)\s*$")
+_ACTS_AFTER = re.compile(r"^\s*(?:负责|完成|统一|把|来|做|实现|接管|保证|确保)")
+
+
+def acts_in(term: str, text: str) -> bool:
+    """Whether *term* (an identifier) does something in *text*: an agent or an instrument, not a mention."""
+    at = text.find(term)
+    return at >= 0 and bool(_ACTS_BEFORE.search(text[:at]) or _ACTS_AFTER.match(text[at + len(term):]))
+
+
+def in_a_list(term: str, clause: str) -> bool:
+    """Whether *term* stands in *clause* as a member of a list or a pair: next to 、 or joined by 和/与/及 …"""
+    at = clause.find(term)
+    if at < 0:
+        return False
+    before, after = clause[:at].rstrip("“「`"), clause[at + len(term):].lstrip("”」`")
+    return bool(_LIST_JOINT.match(after) or _LIST_JOINT_BEFORE.search(before))
 
 
 def _term_rank(fact: Fact, text: str) -> float:
@@ -354,6 +449,6 @@ def make_result(entry: Entry) -> Result:
 
 
 def make_cards(review: Review, seg: Segmenter | None = None) -> list[Card]:
-    """The cards of one review that pass the quality gate, best first, at most :data:`MAX_CARDS_PER_PR`."""
+    """The cards of one review that pass the quality gate and are selected (:func:`~deckgen.cards.select.select_cards`)."""
     seg = seg or get_segmenter()
-    return select_cards(make_candidates(review, seg), seg, limit=MAX_CARDS_PER_PR)
+    return select_cards(make_candidates(review, seg), seg, limit=MAX_CARDS_PER_PR, verdict=review.verdict)

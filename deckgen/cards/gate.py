@@ -1,18 +1,21 @@
-"""The quality gate: the automatable card checks (``card-quality.md`` §2), then ranking.
+"""The quality gate: the automatable card checks (``card-quality.md`` §2), and the rank of a card that passes.
 
 Every check is a function of one candidate returning :class:`Finding` values;
-severity ``R`` rejects the card, ``W`` lowers its rank.  Deck-level checks
-(duplicate questions, interference) run in :func:`select_cards`.
+severity ``R`` rejects the card, ``W`` lowers its rank.  Which of the cards that
+pass a PR keeps, and the deck-level checks (duplicates, near-repeated questions),
+are :mod:`deckgen.cards.select`'s.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
+from ..files.datadir import data_dir
 from ..text.markup import cloze_plain, deletions, strip_markdown
 from ..text.segment import Segmenter, units
 from ..types import Card, CardKind, norm
@@ -20,17 +23,17 @@ from ..types import Card, CardKind, norm
 REJECT, WARN = "R", "W"
 INTERROGATIVES = re.compile(r"什么|哪|为什么|为何|如何|怎样|怎么|多少|几|谁|何时")
 YES_NO = re.compile(r"吗[？?]$|是否|是不是|能否|可否|有没有|还是")
-STOPWORDS = frozenset("的 了 和 与 及 或 并 而 在 将 对 把 被 从 以 为 其 该 此 等 地 得 着 是 中 上 下".split())
-GENERIC = frozenset({
-    "安全性", "性能", "效率", "稳定性", "正确性", "开销", "兼容性", "可读性", "问题", "测试", "可能性",
-    "提升性能", "提高性能", "性能优化", "优化", "代码", "实现", "逻辑", "设计", "改动", "改进", "意义",
-    "默认", "错误", "影响", "细节", "结果", "方案", "价值",
-})
+_WORDS = tomllib.loads((data_dir("rules") / "gate.toml").read_text(encoding="utf-8"))
+STOPWORDS = frozenset(_WORDS["stopwords"])
+GENERIC = frozenset(_WORDS["generic"])
+CONSTRUCTS = frozenset(w.lower() for w in _WORDS["constructs"])
 # "提升性能" is as generic as "性能": the verb is stripped before looking the word up.
-BOOST_VERB = re.compile(r"^(?:提升|提高|降低|减少|保证|确保|改善|增强)")
-BAD_START = ("的", "了", "着", "和", "与", "及", "或", "并", "而", "且", "但", "则", "、")
-BAD_END = ("的", "和", "与", "及", "或", "并", "而", "将", "在", "对", "把", "被", "从", "向", "以", "为", "、", "，")
+BOOST_VERB = re.compile("^(?:" + "|".join(map(re.escape, _WORDS["boost_verbs"])) + ")")
+BAD_START = tuple(_WORDS["bad_start"])
+BAD_END = tuple(_WORDS["bad_end"])
 ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它|它们|上述|前者|后者|此外|另外|同时|因此|所以|但是|然而|而且|并且|并|也)")
+# "把前者换算成后者": a reference to an earlier clause, which the card does not show, anywhere in a field.
+REFERENCE_ANYWHERE = re.compile(r"前者|后者|上述|前面提到|如上所述")
 ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/+#%\-]*")
 PAIRS = {"(": ")", "（": "）", "[": "]", "【": "】", "{": "}", "《": "》", "〈": "〉", "“": "”", "‘": "’", "「": "」", "『": "』"}
@@ -49,6 +52,25 @@ _CLOZE_SYNTAX = re.compile(r"\{\{c\d+::|\}\}")
 _NAME_PARTS = re.compile(r"[_.]")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _CODE_OR_WORD = re.compile(r"`|[A-Za-z_]{3,}")
+_ASKS_WHAT = re.compile(r"(?<!为)什么|哪(?!里|儿)")
+_ASKS_OTHERWISE = re.compile(r"为什么|为何|怎么|怎样|如何|什么时候|何时|什么情况|什么条件|什么场景"
+                             r"|(?:思路|做法|方式|决策|方案)是什么|什么做法|怎样的设计|什么样的设计")
+_PR_NUMBER = re.compile(r"(?:PR|issue|RFC)?\s*#\d+", re.IGNORECASE)
+PREPOSITIONS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被", "由", "向", "以", "为", "通过", "用", "按", "随",
+                          "自", "到", "给", "跟", "经", "经由", "借助", "依据", "根据", "基于", "针对", "关于"})
+MODALS_AND_TIME = frozenset({"会", "必须", "要", "可以", "能", "能够", "需要", "应该", "应", "将", "了", "着", "过", "时",
+                             "时候", "后", "之后", "以后", "前", "之前", "以前", "期间", "来", "去", "中", "里", "内",
+                             "上", "下"})
+_VERB_TAGS = frozenset({"v", "vd", "vi", "vg"})
+_LONGEST_DECISION = 45
+_FILE_PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)+/?|[\w-]+\.(?:py|pyi|h|hpp|c|cc|cpp|cu|cuh|m|mm|metal|rs|go|java|txt|json|md|toml"
+                        r"|ya?ml|sh|cmake)", re.I)
+_FLAG = re.compile(r"--?[A-Za-z][\w.-]*(?:[= ]\S+)?")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.:]*(?:\(\))?")
+_NAME_LIST_SEP = re.compile(r"\s*(?:、|与|和|及|以及|/|,|，)\s*")
+_ADVERB_TAGS = frozenset({"d", "ad", "c", "u", "uj", "ul", "uz", "p"})
+_ASKS_WHEN = re.compile(r"什么时候|何时|什么情况|什么条件|什么场景|哪个阶段|哪一步")
+_TIME_ENDS = ("后", "时", "前", "时候", "之后", "之前", "以后", "以前", "期间")
 
 
 @dataclass(frozen=True)
@@ -65,6 +87,8 @@ class Candidate:
     card: Card
     rank: float
     source: str
+    fact: str = ""
+    """Which fact the card asks about; two cards of one fact ask it both ways (a mirror pair)."""
 
 
 def front_of(card: Card) -> str:
@@ -171,6 +195,71 @@ def _named_on_front(seg: Segmenter, card: Card, words: frozenset[str]) -> list[s
     return [t for t in found if units(t) >= 2]
 
 
+def check_answer_phrase(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q6: a 什么/哪 question is answered by a noun phrase: not a PR number, a bare verb or modal, nor a
+    prepositional or time phrase (questions asking 为什么, 怎么 or 什么时候 are answered otherwise)."""
+    if card.kind in (CardKind.CLOZE, CardKind.GLOSSARY):  # what a term means may well be a way of doing things
+        return []
+    question = _QUOTED.sub("", card.prompt)
+    if not _ASKS_WHAT.search(question) or _ASKS_OTHERWISE.search(question):
+        return []
+    answer = _plain(card.answer).strip()
+    if _PR_NUMBER.fullmatch(answer):
+        return [Finding("Q6", REJECT, f"'{answer}' is a PR or issue number")]
+    tokens = [t for t in seg.tokenize(answer) if t.text.strip()]
+    if not tokens:
+        return []
+    first, last = tokens[0], tokens[-1]
+    if not first.protected and (first.text in PREPOSITIONS or seg.pos(first.text) == "p"):
+        return [Finding("Q6", REJECT, f"'{answer}' is a prepositional phrase, not a thing")]
+    if not last.protected and (last.text in MODALS_AND_TIME or seg.pos(last.text) in _ADVERB_TAGS):
+        return [Finding("Q6", REJECT, f"'{answer}' ends in '{last.text}': not a noun phrase")]
+    if len(tokens) <= 2 and not last.protected and seg.pos(last.text) in _VERB_TAGS:
+        return [Finding("Q6", REJECT, f"'{answer}' is a bare verb")]
+    return []
+
+
+def check_time_answer(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q7: only a question asking when is answered by a time phrase ("归一化后" does not say how)."""
+    if card.kind == CardKind.CLOZE or _ASKS_WHEN.search(_QUOTED.sub("", card.prompt)):
+        return []
+    answer = _plain(card.answer).strip()
+    if units(answer) <= 6 and answer.endswith(_TIME_ENDS):
+        return [Finding("Q7", REJECT, f"'{answer}' is a time phrase, and the question does not ask when")]
+    return []
+
+
+def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q4b: the answer (or gap) is not what the PR summary already says: a learner who studied the PR knows it,
+    and the cue shows the summary's first clause."""
+    title = norm(card.entry.title)
+    for target in _tested(card):
+        words = [t for t in content_tokens(seg, target) if len(norm(t)) >= 2]
+        if words and sum(norm(t) in title for t in words) / len(words) > 0.6:
+            return [Finding("Q4b", REJECT, f"'{_plain(target)}' is in the PR summary")]
+    return []
+
+
+def check_trivia(card: Card, seg: Segmenter) -> list[Finding]:
+    """A4b: the answer is more than names: not a file path, a build flag, a pair or list of identifiers, nor an
+    everyday programming construct (try/finally, a lock)."""
+    for target in _tested(card):
+        plain = _plain(target).strip().replace("`", "")
+        if plain.lower() in CONSTRUCTS:
+            return [Finding("A4b", REJECT, f"'{plain}' is an everyday construct, not this PR's decision")]
+        if _FILE_PATH.fullmatch(plain) or _FLAG.fullmatch(plain):
+            return [Finding("A4b", REJECT, f"'{plain}' is a file name or flag")]
+        names = _NAME_LIST_SEP.split(plain)
+        if len(names) >= 2 and all(_IDENTIFIER.fullmatch(n.strip()) for n in names):
+            return [Finding("A4b", REJECT, f"'{plain}' only lists identifiers")]
+    return []
+
+
+def _tested(card: Card) -> list[str]:
+    """What *card* asks the learner to recall: its answer, or its cloze gaps."""
+    return [b for _, b in _deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
+
+
 def check_question_length(card: Card, seg: Segmenter) -> list[Finding]:
     """Q5: questions short enough to read at a glance."""
     if card.kind == CardKind.CLOZE:
@@ -196,7 +285,7 @@ def check_answer_length(card: Card, seg: Segmenter) -> list[Finding]:
                 findings.append(Finding("A1c", WARN, f"deletion '{body}' is {n} units"))
         return findings
     n = units(card.answer)
-    if n > 35:
+    if n > (_LONGEST_DECISION if card.kind == CardKind.DECISION else 35):  # what a named decision does: a few clauses
         return [Finding("A1", REJECT, f"answer is {n} units")]
     if n > 20:
         return [Finding("A1", WARN, f"answer is {n} units")]
@@ -208,14 +297,17 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind == CardKind.CLOZE:
         return []
     answer = _plain(card.answer)
-    if _CLAUSE_BREAK.search(answer) or ENUM_MARKER.search(answer):
+    # What a named decision does may take a few short clauses ("每步保留 K 个候选，最终只挑 M 个"); nothing else may.
+    decision = card.kind == CardKind.DECISION
+    breaks = len(_CLAUSE_BREAK.findall(answer))
+    if breaks > (3 if decision else 0) or ENUM_MARKER.search(answer):
         return [Finding("A2", REJECT, "answer holds more than one fact")]
-    if "、" in answer and units(answer) > 12:
+    if "、" in answer and units(answer) > 12 and not decision:  # a mechanism may name its parts (A、B 与 C)
         return [Finding("A2", REJECT, "answer is a list")]
     verbs = [t for t in seg.tokenize(answer) if not t.protected and seg.pos(t.text) in ("v", "vd", "vi")]
     # POS tags over-count verbs in technical Chinese (预算, 超时 …): only a long answer with
     # many of them is taken for several facts.
-    if len(verbs) > 4 and units(answer) > 16:
+    if len(verbs) > 4 and units(answer) > 16 and card.kind != CardKind.DECISION:
         return [Finding("A2", REJECT, f"answer has {len(verbs)} verbs")]
     if len(verbs) >= 4:
         return [Finding("A2", WARN, f"answer has {len(verbs)} verbs")]
@@ -304,6 +396,8 @@ def check_orphans(card: Card, seg: Segmenter) -> list[Finding]:
         plain = _plain(text).strip().lstrip("「“")
         if ORPHAN_START.match(plain):
             findings.append(Finding("A7", REJECT, f"starts with an orphan pronoun or connective: '{plain[:12]}'"))
+        if REFERENCE_ANYWHERE.search(plain):
+            findings.append(Finding("A7", REJECT, f"refers back to text the card does not show: '{plain[:12]}'"))
     if card.kind != CardKind.CLOZE and _PRONOUN.search(_plain(card.answer)):
         findings.append(Finding("A7", WARN, "pronoun in the answer"))
     return findings
@@ -373,7 +467,9 @@ def check_typography(card: Card, seg: Segmenter) -> list[Finding]:
 
 
 CHECKS: tuple[Callable[[Card, Segmenter], list[Finding]], ...] = (
-    check_answer_shape, check_yes_no, check_context_cue, check_leak, check_question_length,
+    check_answer_shape, check_yes_no, check_context_cue, check_leak, check_summary_leak, check_trivia,
+    check_answer_phrase, check_time_answer,
+    check_question_length,
     check_answer_length, check_one_fact, check_specific, check_fragments, check_balanced,
     check_orphans, check_cloze_syntax, check_cloze_context, check_extractive, check_typography,
 )
@@ -390,11 +486,11 @@ def review_card(card: Card, seg: Segmenter) -> list[Finding]:
 # Selection only needs to know whether a card is rejected, and its warnings if it is not.
 # Checks are pure, so their order is free: the ones that segment text (or read the whole
 # review) go last, and a card rejected by a cheap check never pays for them.
-_COSTLY = (check_fragments, check_one_fact, check_extractive, check_leak)
+_COSTLY = (check_fragments, check_one_fact, check_answer_phrase, check_extractive, check_leak, check_summary_leak)
 _SELECTION_ORDER = tuple(c for c in CHECKS if c not in _COSTLY) + _COSTLY
 
 
-def _warnings_unless_rejected(card: Card, seg: Segmenter) -> list[Finding] | None:
+def warnings_unless_rejected(card: Card, seg: Segmenter) -> list[Finding] | None:
     """The findings :func:`review_card` gives *card*, or None if any of them rejects it."""
     findings: list[Finding] = []
     for check in _SELECTION_ORDER:
@@ -420,88 +516,11 @@ def score(candidate: Candidate, findings: list[Finding]) -> float:
     return round(value, 4)
 
 
-def _trigrams(text: str) -> set[str]:
-    text = norm(text)
-    return {text[i : i + 3] for i in range(max(len(text) - 2, 1))}
+def deletions_of(card: Card) -> tuple[tuple[int, str], ...]:
+    """The cloze deletions of *card* (none for a Q/A card)."""
+    return _deletions(card.prompt) if card.kind == CardKind.CLOZE else ()
 
 
 def anki_cards(card: Card) -> int:
     """How many Anki cards a note gives: one per cloze number, one for a Q/A note."""
     return len({i for i, _ in _deletions(card.prompt)}) if card.kind == CardKind.CLOZE else 1
-
-
-def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int) -> list[Card]:
-    """Reject, rank and deduplicate candidates; keep the best, at most *limit* Anki cards, in a stable order.
-
-    Deduplication: one note per question and per key, one Q/A card per answer
-    (the best-ranked direction of a fact), no near-identical questions.
-    """
-    passed: list[tuple[float, int, Card]] = []
-    for index, candidate in enumerate(candidates):
-        findings = _warnings_unless_rejected(candidate.card, seg)
-        if findings is None:
-            continue
-        passed.append((score(candidate, findings), index, candidate.card))
-    passed.sort(key=lambda item: (-item[0], item[1]))
-    kept: list[tuple[int, Card]] = []
-    decided: set[int] = set()
-    kept_grams: list[tuple[Card, set[str]]] = []
-    """Kept Q/A cards with their question's trigrams, computed once rather than per comparison."""
-    seen: set[str] = set()
-    total = 0
-    per_sentence: dict[str, int] = {}
-    # Two passes: first at most two notes per source sentence, so every decision the
-    # review names gets a card before any decision gets a third; then fill up.
-    for cap in (2, 3):
-        for value, index, card in passed:
-            if index in decided or per_sentence.get(card.sentence, 0) >= cap:
-                continue
-            # Past the cap, the outcome is final: what makes a card redundant or too big (the
-            # kept cards, the marks seen, the total) only grows, so the second pass skips it.
-            decided.add(index)
-            marks = {"q:" + norm(card.prompt), "k:" + card.key}
-            if card.kind != CardKind.CLOZE and _same_answer(card, [c for _, c in kept]):
-                continue
-            if card.kind == CardKind.CLOZE:
-                # A phrase is blanked once per PR, whatever sentence carries it.
-                marks |= {"d:" + norm(body) for _, body in _deletions(card.prompt)}
-            else:
-                marks.add("a:" + norm(card.answer))
-            if marks & seen:
-                continue
-            grams = _trigrams(card.prompt) if card.kind != CardKind.CLOZE else set()
-            if card.kind != CardKind.CLOZE and any(
-                    _jaccard(grams, other_grams) >= 0.8 and norm(other.answer) != norm(card.answer)
-                    for other, other_grams in kept_grams):
-                continue
-            size = anki_cards(card)
-            if total + size > limit:
-                continue
-            seen |= marks
-            total += size
-            per_sentence[card.sentence] = per_sentence.get(card.sentence, 0) + 1
-            kept.append((index, _with_score(card, value)))
-            if card.kind != CardKind.CLOZE:
-                kept_grams.append((card, grams))
-    return [card for _, card in sorted(kept, key=lambda item: item[0])]
-
-
-def _same_answer(card: Card, kept: list[Card]) -> bool:
-    """Another Q/A card already has this answer, give or take a leading word (将 X / X)."""
-    mine = norm(card.answer)
-    for other in kept:
-        theirs = norm(other.answer)
-        if other.kind == CardKind.CLOZE or not mine or not theirs:
-            continue
-        short, long_ = sorted((mine, theirs), key=len)
-        if short in long_ and len(short) >= 0.8 * len(long_):
-            return True
-    return False
-
-
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / max(len(a | b), 1)
-
-
-def _with_score(card: Card, value: float) -> Card:
-    return replace(card, score=value)

@@ -37,8 +37,9 @@ from .thirdparty import genanki
 
 GUID_NAMESPACE = "deckgen/v1"
 GLOSSARY_LABEL = "术语表"
-MIN_CARDS_PER_PR = 3
-"""Fewer Anki cards than this from a PR is worth a warning: its review names few decisions deckgen can read."""
+MIN_CARDS_PER_PR = 1
+"""Fewer Anki cards than this from a PR is worth a warning.  There is no minimum a PR must reach: a review that
+states one decision gets one to three cards; one that states none deckgen can read gets none, and a warning."""
 
 @dataclass(frozen=True)
 class EntryNotes:
@@ -70,14 +71,13 @@ def make_entry_notes(entry: Entry, taxonomy: Taxonomy | None, glossary: Glossary
 
 
 def entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:
-    """What a build warns about one entry: too few cards, and the review's own findings (no verdict, no decision)."""
+    """What a build warns about one entry: no card, and the review's own findings (no verdict, no decision)."""
     entry = review.entry
     out = []
     count = sum(anki_cards(c) for c in cards)
     if count < MIN_CARDS_PER_PR:
-        out.append(f"{entry.path}:{entry.title_line}: only {count} card(s) for this PR; the review names few "
-                   "decisions deckgen can read (name each decision explicitly: 1) 2) …, **名称**: 说明, "
-                   "or 采用 X 而非 Y)")
+        out.append(f"{entry.path}:{entry.title_line}: no card for this PR; its review states no design decision deckgen "
+                   "can read (name each decision: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y，以 Z)")
     out.extend(f"{finding.where}: {finding.text}" for finding in review_findings(review))
     return tuple(out)  # () for most entries: one shared empty tuple, not a list each
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import short_hash
+from ..files.datadir import data_dir
 from .thirdparty import genanki
 
 SCHEMA_VERSION = 1
@@ -51,11 +52,7 @@ CLOZE_TEMPLATE = ("Cloze", 1_315_998_801, "cloze-front.html", "cloze-back.html")
 
 def templates_dir() -> Path:
     """The note types' HTML and CSS: inside the package when installed, ``templates/`` in a checkout."""
-    here = Path(__file__).resolve().parent.parent  # the deckgen package
-    for candidate in (here / "templates", here.parent / "templates"):
-        if (candidate / "style.css").is_file():
-            return candidate
-    raise FileNotFoundError(f"deckgen's templates folder is missing (looked in {here / 'templates'} and {here.parent / 'templates'})")
+    return data_dir("templates")
 
 
 @lru_cache(maxsize=None)

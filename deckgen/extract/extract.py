@@ -15,6 +15,7 @@ from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..text.units import Unit, split_units, strip_bold
 from ..types import Entry, Fact, Relation, Review, Verdict, norm
 from .relations import RelationFinder, finder_for, subject_predicate
+from .roles import decision_text
 
 # Checked in this order: "不值得精读" contains 精读, "值得快速精读" is a skim.
 VERDICT_PATTERNS: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
@@ -40,19 +41,28 @@ _CLAUSE_BREAK_RE = re.compile(r"[，,；;。]")
 _COMMA_RE = re.compile(r"[，,；;]")
 _SENTENCE_BREAK_RE = re.compile(r"[；;。]")
 _HEAD_COLON_RE = re.compile(r"^([^，,。：:、]{2,30})[:：]")
+_HEAD_END_RE = re.compile(r"(?:是|为|如下|以下|包括|有[两二三四五六七八九十\d]+[点个处项条])$")
 _NEW_LEAD_RE = re.compile(r"^(?:新增|引入|添加|增加|采用|提供)(?:了)?\s*")
 _REFERS_BACK_RE = re.compile(r"^(?:这样做|此举|这一做法|这种做法|这样)")
-_NAMED_COLON_RE = re.compile(r"^([^，,。：:]{2,30}?(?:模式|机制|策略|方案|设计|原则|优化|思路|做法))\s*[:：]\s*(.+)$")
+_NAMED_COLON_RE = re.compile(r"^([^，,。：:]{0,30}?(?:模式|机制|策略|方案|设计|原则|优化|思路|做法|方式|决策|处理|修复))\s*[:：]\s*(.+)$")
 _HEAD_RE = re.compile(r"^([^，,。：:、]{2,30})[:：]\s*")
 _FRAMED_RE = re.compile(r"^[^，,。：:]{0,8}?(?:亮点|关键|核心|重点|要点|精髓)(?:是|在于)([^，,。：:]{2,16})\s*[:：]\s*(.+)$")
 _PRONOUN_LEAD_RE = re.compile(r"^(?:它|这|此|其|该 ?PR|本 ?PR)")
 _SHOWS_RE = re.compile(r"展示|体现|说明")
+_LONGEST_EXPLANATION = 42
+_CLAUSE_RUN_RE = re.compile(r"[^，,]+")
+_WHY_OPENER_RE = re.compile(r"(?:以|为了|为|用于|从而|进而|确保|保证|使|让|避免|防止|便于|因为|由于|因此|所以|于是|这样|这是|既|也|无需|"
+                             r"不必|不再需要|减少|降低|提升)")
+_CONSEQUENCE_RE = re.compile(r"^\s*(?:于是|因此|所以|从而)\s*")
+_REFERENCE_RE = re.compile(r"(?:现场|直接|再|并)?(?:把|将)?(?:前者|后者|上述)")
+_DECISION_VERB_RE = re.compile(r"(?:新增|引入|改为|改成|改用|采用|加入|增加|统一|把|将|用|让|直接)")
 _EXPLANATION_END_RE = re.compile(r"[，,；;。]|而(?:非|不是)|以(?:避免|免|便|确保|保证)")
 _PRONOUN_CLAUSE_RE = re.compile(r"^(?:它|其|这)(?!们|些|是)")
 _NOT_AGENT_RE = re.compile(r"^(?:展示|体现|把|解决)")
 _LIST_SEP_RE = re.compile(r"、(?![^（(]*[）)])")
 _EXAMPLE_RE = re.compile(r"[（(]如\s*([^）)、]{2,20}?)(?:\s*PR\s*#\d+)?[）)]")
 _PAREN_CHAR_RE = re.compile(r"[（(）)]")
+_TOPIC_SUFFIX = re.compile(r"\s*(?:设计|实现|模块|逻辑|部分)$")
 _MEMBER_SEP_RE = re.compile(r"、|\s*(?:和|与|及|以及)\s*")
 _AUDIENCE_RE = re.compile(r"同学|工程师|开发者|读者|人员|用户|团队")
 _NOT_TERM_RE = re.compile(r"[\d.%#]+|PR|[A-Z]")
@@ -91,7 +101,10 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     verdict, phrase = find_verdict(plain)
     finder = finder_for(seg)
     facts: list[Fact] = []
-    units_ = split_units(plain, bold)
+    # Only decisions become facts: verdicts, advice, discussion, background … are cut out first, of each unit
+    # and of the lead of an enumeration, which cards show as context ("其设计决策值得学习" is no context).
+    units_ = [replace(u, text=kept, lead=decision_text(Unit(u.lead, u.offset)) if u.lead else "")
+              for u in split_units(plain, bold) if (kept := decision_text(u))]
     previous = ""
     for unit in units_:
         line = entry.review_line + plain.count("\n", 0, unit.offset)
@@ -121,7 +134,9 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
     if name:
         explanation = _explanation(body)
         if explanation:
-            facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker="：", name=name))
+            # How the review named it: a bold heading and "名称——说明" are the author's own names.
+            how = "heading" if unit.heading else "——" if text[len(name):].lstrip().startswith("——") else "："
+            facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker=how, name=name))
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)
     if not topic and _REFERS_BACK_RE.match(text):
         topic = previous
@@ -194,7 +209,10 @@ def _named_part(unit: Unit, text: str) -> tuple[str, str]:
     head = _HEAD_RE.match(_mask_code(text))
     if head and units(head.group(1)) <= 12 and not _META_HEAD.search(head.group(1)):
         named = _NEW_LEAD_RE.sub("", text[: head.end(1)]).strip()
-        if (PROTECTED_RE.search(named) or _DESIGN_NOUN.search(named)) and text[head.end() :].strip():
+        # A short head with no clause of its own names what follows: "证书轮换：服务端…" (the review's frame,
+        # "亮点是", was cut before); a longer one needs code or a design noun to be a name.
+        short = units(named) <= 6 and not _HEAD_END_RE.search(named)
+        if (short or PROTECTED_RE.search(named) or _DESIGN_NOUN.search(named)) and text[head.end() :].strip():
             return named, text[head.end() :].strip()
     # "亮点是证书轮换：服务端…" — a short name after the reviewer's frame.
     framed = _FRAMED_RE.match(text)
@@ -212,13 +230,36 @@ def _named_part(unit: Unit, text: str) -> tuple[str, str]:
 def _explanation(body: str) -> str:
     """The mechanism part of a named decision's explanation.
 
-    Up to the first clause break or connective; a 既…又… pair is kept whole,
-    since either half alone misstates the decision.
+    The clauses of its first sentence that say how, up to one that says why
+    (以/从而/确保 …) or :data:`_LONGEST_EXPLANATION` units; a 既…又… pair is
+    kept whole, since either half alone misstates the decision.  A first clause
+    that only sets the scene ("X 按 token 索引，而 Y 需要…，于是新增 Z") gives
+    way to the clause that says what was done (于是/因此 Z).
     """
     if body.startswith("既") and "又" in body:
         return _SENTENCE_BREAK_RE.split(body, maxsplit=1)[0].strip()
-    clause = _EXPLANATION_END_RE.split(_mask_code(body), maxsplit=1)[0]
-    return clean(body[: len(clause)])
+    masked = _mask_code(body)
+    sentence = _SENTENCE_BREAK_RE.split(masked, maxsplit=1)[0]
+    spans = [(m.start(), m.end()) for m in _CLAUSE_RUN_RE.finditer(sentence) if m.group().strip()]
+    if not spans:
+        return clean(body)
+    consequence = next((i for i, (a, b) in enumerate(spans[1:], 1) if _CONSEQUENCE_RE.match(sentence[a:b].strip())), None)
+    if consequence is not None:
+        a, b = spans[consequence]
+        done = _CONSEQUENCE_RE.sub("", body[a:b].strip())
+        if _DECISION_VERB_RE.match(done):  # "于是新增 Z" says what was done; "于是所有组可以…" only what followed
+            return clean(_REFERENCE_RE.split(done, maxsplit=1)[0])
+    start, end = spans[0]
+    connective = _EXPLANATION_END_RE.search(masked, start, end)
+    if connective:
+        return clean(body[start:connective.start()])  # a connective inside the first clause: what precedes it says how
+    # The clauses of the first sentence that say how, up to one that says why (以/从而/确保 …) or a length a card holds.
+    for a, b in spans[1:]:
+        following = sentence[a:b].strip()
+        if _EXPLANATION_END_RE.match(following) or _WHY_OPENER_RE.match(following) or units(body[start:b]) > _LONGEST_EXPLANATION:
+            break
+        end = b
+    return clean(body[start:end])
 
 
 def _mask_code(text: str) -> str:
@@ -254,7 +295,11 @@ def _noun_topic(body: str, finder: RelationFinder) -> str:
     if not tokens or units(first) > 16 or any(finder.is_verb(t) for t in tokens):
         return ""
     last = tokens[-1]
-    return first if last.protected or finder.seg.pos(last.text).startswith(("n", "vn")) else ""
+    if not (last.protected or finder.seg.pos(last.text).startswith(("n", "vn"))):
+        return ""
+    # "`a/b/cpu_router.py` 中的 `CPURouter` 设计" is about `CPURouter`: where it lives and what it is do not name it.
+    core = _TOPIC_SUFFIX.sub("", first.rsplit("中的", 1)[-1]).strip()
+    return core if core != first and (_CODE_SPAN_RE.fullmatch(core) or units(core) >= 2) else first
 
 
 def _pronoun_agent(body: str, topic: str, finder: RelationFinder) -> str:
@@ -272,19 +317,21 @@ def _pronoun_agent(body: str, topic: str, finder: RelationFinder) -> str:
 
 
 def _list_parts(body: str, finder: RelationFinder) -> tuple[str, list[str]]:
-    """An inline list of practices after a colon (``…做法：A 实现 B、C 作为 D、E 校验 F``).
+    """An inline list of practices, after a colon or alone (``…做法：A 实现 B、C 作为 D、E 校验 F``).
 
     Returns the text before the colon and the members; no members when the
-    text after the colon is not such a list.
+    text (after the colon) is not such a list.
     """
     masked = _mask_code(body)
     colon = max(masked.rfind("："), masked.rfind(":"))
-    if colon < 0:
-        return "", []
-    head, tail = body[:colon].strip(), body[colon + 1 :].strip().rstrip("。")
+    # Without a colon the whole text may be the list, its lead having been the reviewer's judgement (cut out).
+    head, tail = (body[:colon].strip(), body[colon + 1 :]) if colon >= 0 else ("", body)
+    tail = tail.strip().rstrip("。")
     parts = [p.strip() for p in _LIST_SEP_RE.split(tail)]
     if len(parts) < 2 or any(units(p) < 4 for p in parts):
         return "", []
+    if colon < 0 and (len(parts) < 3 or any(_COMMA_RE.search(_mask_code(p)) for p in parts)):
+        return "", []  # with no colon to announce it, only a plain run of three or more practices is a list
     with_verbs = [p for p in parts if any(finder.is_verb(t) or t.text == "把" for t in finder.seg.tokenize(p)[1:])]
     if len(with_verbs) < len(parts) / 2:
         return "", []

@@ -46,11 +46,18 @@ _TRADEOFF_WORDS = frozenset(_GAIN_WORDS + _COST_WORDS)
 _SHOW_WORDS = frozenset({"体现", "展示", "反映", "表明", "展现"})
 _SOLVE_WORDS = frozenset({"解决"})
 _ROLE_WORDS = frozenset({"作为"})
-_BA = frozenset({"把"})
+_BA = frozenset({"把", "将"})  # 将 as 把 ("将 X 集成到 Y"); "将会" has no object and complement after it
 _IN_ORDER_TO = frozenset({"为了"})
 _ZHEYANG = frozenset({"这样"})
 
 _PRONOUN_ARG = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
+_AGENT_TAIL = re.compile(r"\s*(?:因此|于是|所以|也|就|都|则|便|再|还)+$")
+_AUTHORS = frozenset({"作者", "实现者", "开发者", "我们", "维护者"})
+_OTHERWISE = ("否则", "不然", "反之")
+_PARALLEL = ("又", "也", "并且", "还")
+_ANAPHOR_TAIL = re.compile(r"(?:借此|因此|由此|以此|据此|为此)(?:了)?$")
+_BY_MEANS = re.compile(r"[^，,；;。]*?(?:的(?:形式|方式|粒度|方法)|为(?:单位|界|准)|换取|换来|换)")
+_ALSO_TAIL = re.compile(r"(?:也|都|就|则|便)$")
 _MIGRATION_TAIL = re.compile(r"的(?:迁移|切换|转变|改造|转换)$")
 _HOW = re.compile(r"^如何")
 _FILLER_LEFT = re.compile(r"^(这样做|此举|这一做法|这种做法)(?:可以|能够?|就)$")
@@ -113,19 +120,24 @@ class RelationFinder:
         pronoun = _PRONOUN_ARG
         if topic and pronoun.fullmatch(subject):
             subject = topic
-        if topic and pronoun.fullmatch(name):
-            name = topic
+        if topic and (pronoun.fullmatch(name) or (fact.relation == Relation.ACTION and not name)):
+            name = topic  # "X 设计，将 A 集成到 B": the topic is who does it
         return Fact(fact.relation, subject, fact.detail, sentence, line, fact.marker, fact.verb, name,
                     prefix=fact.prefix)
 
     # -- arguments -------------------------------------------------------------------
 
     def _left(self, span: Span, m: int) -> str:
-        """X: the clause up to the marker, or the whole previous clause when the marker opens its clause."""
-        if span.at_clause_start(m):
-            a, b = span.previous_clause(m)
-            return clean(span.cut(a, b))
-        return clean(span.cut(span.clause_start(m), m))
+        """X: the clause up to the marker, or the whole previous clause when the marker opens its clause.
+
+        An X that opens with 否则 ("超过阈值才按缓存路由，否则退回最短队列，避免 Y") takes its condition along.
+        """
+        a, b = span.previous_clause(m) if span.at_clause_start(m) else (span.clause_start(m), m)
+        left = clean(span.cut(a, b))
+        if left.startswith(_OTHERWISE) and a > 0:
+            c, d = span.previous_clause(a)
+            left = clean(span.cut(c, d)) + "，" + left
+        return left
 
     def _right(self, span: Span, m: int, stops: set[int]) -> str:
         end = span.clause_end(m)
@@ -189,8 +201,11 @@ class RelationFinder:
                 if negation is not None:
                     rejected = clean(span.cut(negation + 1, b))
                     chosen = clean(span.cut(m + 1, span.clause_end(m)))
+                    # "位掩码也不再由 worker 计算，而是…": what the sentence is about goes into the question.
+                    about = clean(_ALSO_TAIL.sub("", span.cut(a, negation)))
                     if rejected and chosen:
-                        yield Fact(Relation.CONTRAST, chosen, rejected, "", 0, marker=f"{span.word(negation)}…而是"), {m}
+                        yield Fact(Relation.CONTRAST, chosen, rejected, "", 0, marker=f"{span.word(negation)}…而是",
+                                   prefix=about if units(about) <= 10 else ""), {m}
             elif tok.text == "从" and m not in used:
                 stop = span.clause_end(m)
                 to = next((k for k in range(m + 2, stop) if toks[k].text in ("到", "改为", "改成", "迁移到", "切换到", "换成")), None)
@@ -204,6 +219,8 @@ class RelationFinder:
                 opener = next((k for k in range(m - 1, start - 1, -1)
                                if toks[k].text in ("用", "以", "使用", "采用", "改用")), None)
                 subject = span.cut(opener + 1, m) if opener is not None else span.cut(start, m)
+                if _ANAPHOR_TAIL.search(subject.strip()):
+                    continue  # "llama.cpp 借此取代了 Y": what replaced Y is the 此, said in an earlier clause
                 yield Fact(Relation.CONTRAST, clean(subject), self._right(span, self._after(span, m, "了"), set()), "", 0,
                            marker=tok.text, verb=toks[opener].text if opener is not None else ""), {m}
 
@@ -217,6 +234,8 @@ class RelationFinder:
             while k < len(toks) and self.is_modifier(toks[k]):
                 k += 1
             verb_next = k < len(toks) and self.is_verb(toks[k])
+            if tok.text == "以" and _BY_MEANS.match(span.cut(m + 1, span.clause_end(m))):
+                continue  # 以独立库的形式迭代, 以简单换取隔离: 以 says how, not what for
             if tok.text in ("以", "以便", "用以") and verb_next:
                 if toks[k].text in ("避免", "免", "防止", "杜绝"):
                     yield Fact(Relation.AVOID, self._left(span, m), self._right(span, k + 1, used), "", 0,
@@ -312,11 +331,12 @@ class RelationFinder:
                 continue
             if tok.text not in ("确保", "保证", "使得", "让", "使", "保障", "消除"):
                 continue
-            # 让/使 in a parallel clause ("既…，又让…") say nothing about the clause before.
-            if tok.text in ("让", "使", "使得") and span.at_clause_start(m):
-                opener = span.word(span.clause_start(m))
-                a, _ = span.previous_clause(m)
-                if opener in ("又", "也", "并且", "还") or span.word(a) == "既":
+            # A parallel clause ("既省显存，也保证…", "既…，又让…") says nothing about the clause before.
+            start = span.clause_start(m)
+            opener = span.word(start)
+            a, _ = span.previous_clause(m)
+            if (start == m or opener in _PARALLEL) and (opener in _PARALLEL or span.word(a) == "既"):
+                if tok.text in ("让", "使", "使得") or span.word(a) == "既":
                     continue
             left = self._left(span, m)
             left = _FILLER_LEFT.sub(r"\1", left)
@@ -343,8 +363,8 @@ class RelationFinder:
                     verb = k
             if verb is None or verb <= m + 1:
                 continue
-            agent = clean(span.cut(span.clause_start(m), m))
-            agent = "该 PR" if is_self_reference(agent) else agent
+            agent = _AGENT_TAIL.sub("", clean(span.cut(span.clause_start(m), m)))
+            agent = "该 PR" if is_self_reference(agent) or agent in _AUTHORS else agent  # "" stays: the topic may do it
             if _NEGATED_AGENT.search(agent):
                 continue  # "避免一次性把结果集加载进内存": what is avoided was not done
             thing, done = clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop))

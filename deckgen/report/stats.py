@@ -168,7 +168,7 @@ def format_stats(stats: Stats) -> str:
         f"answer length (units): min {lengths.min} · median {lengths.median:g} · p90 {lengths.p90} · max {lengths.max}",
     ]
     lines += [f"  {name:>5}  {'█' * round(24 * n / widest):<24} {n}" for name, n in lengths.buckets.items()]
-    lines.append(f"PRs with fewer than {MIN_CARDS_PER_PR} cards: {len(stats.prs_with_few_cards)}")
+    lines.append(f"PRs without a card: {len(stats.prs_with_few_cards)}")
     lines += [f"  {pr.where}  {pr.cards} card(s)  {pr.title}" for pr in stats.prs_with_few_cards]
     lines.append(f"decisions that produced no card: {len(stats.decisions_without_card)}")
     lines += [f"  {d.where}  {d.sentence}" for d in stats.decisions_without_card]

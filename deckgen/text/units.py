@@ -199,6 +199,10 @@ def split_units(text: str, bold: list[tuple[int, int]] | None = None) -> list[Un
     for run in _runs(find_markers(text)):
         lead_start = _sentence_start(text, run[0].start)
         lead = text[lead_start : run[0].start].strip()
+        before = text[:lead_start].rstrip()
+        if not lead and before.endswith(("：", ":")):  # "主要设计决策如下：\n1. …": the lead is the line before
+            lead_start = _sentence_start(text, len(before) - 1)
+            lead = text[lead_start : run[0].start].strip()
         count = _announced_count(lead)
         if count is not None and count != len(run):
             continue

@@ -158,6 +158,7 @@ def test_a_long_file_is_stored_in_rows_of_a_few_entries(seeds: Path, cache_dir: 
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(notecache, "MAX_ENTRIES_PER_ROW", 2)
     expected = build(seeds, tmp_path / "a")
+    assert expected == build(seeds, tmp_path / "a2", cache=False)  # rows of two entries hold the same cards
     sizes = [len(parse_seed_file(p)) for p in sorted(seeds.glob("*.txt"))]
     assert notes_files(cache_dir) == sum((size + 1) // 2 for size in sizes) > len(sizes)
     last = extend_last_review(seeds)

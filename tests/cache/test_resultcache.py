@@ -19,6 +19,7 @@ from deckgen.cache import notecache, resultcache, results
 from deckgen.cache.resultcache import ResultCache, extractor_version, source_version
 from deckgen.cli import cli
 from deckgen.deck.lock import lock_path_for
+from deckgen.files.datadir import data_dir
 from deckgen.pipeline import build_deck
 from deckgen.source.parse import parse_seed_file
 from deckgen.types import Entry
@@ -369,3 +370,13 @@ def test_leaving_the_stream_early_stops_its_workers(seeds: Path, cache_dir: Path
             for _ in stream:
                 raise KeyboardInterrupt
     assert multiprocessing.active_children() == []
+
+
+def test_extractor_version_follows_the_rule_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cue lists in rules/ decide which cards an entry gets, as code does: an edit there is a new version."""
+    rules = Path(shutil.copytree(data_dir("rules"), tmp_path / "rules"))
+    monkeypatch.setattr(resultcache, "data_dir", lambda name: rules if name == "rules" else data_dir(name))
+    before = source_version(resultcache.PACKAGE)
+    with (rules / "roles.toml").open("a", encoding="utf-8") as handle:
+        handle.write("\n# an edit\n")
+    assert before is not None and source_version(resultcache.PACKAGE) != before

@@ -100,31 +100,6 @@ def test_cloze_body_still_visible_elsewhere_is_rejected() -> None:
     assert "A3c:R" in codes(card, gate.check_cloze_context)
 
 
-def test_select_cards_drops_rejects_and_duplicates() -> None:
-    seg = get_segmenter()
-    bad = replace(BASE, key="why:y", answer="性能")
-    dup = replace(BASE, key="why:z")
-    chosen = gate.select_cards([gate.Candidate(c, 2.0, REVIEW) for c in (BASE, bad, dup)], seg, limit=10)
-    assert chosen == [replace(BASE, score=chosen[0].score)]
-
-
-def test_select_cards_counts_cloze_numbers_against_the_limit() -> None:
-    seg = get_segmenter()
-    two = replace(CLOZE, prompt="通过预分配 " + deletion(1, "`workspace`") + " 来避免在捕获期间分配显存，从而消除了"
-                  + deletion(2, "图重放时的非法内存访问"))
-    assert gate.anki_cards(two) == 2
-    assert gate.select_cards([gate.Candidate(two, 2.0, REVIEW)], seg, limit=1) == []
-
-
-def test_select_cards_keeps_one_qa_card_per_answer() -> None:
-    """将 X and X are the same answer: the second direction of a fact does not get in twice."""
-    seg = get_segmenter()
-    first = replace(BASE, key="a", answer="预分配 `workspace`")
-    second = replace(BASE, key="b", prompt="靠什么避免在捕获期间分配显存？", answer="通过预分配 `workspace`")
-    chosen = gate.select_cards([gate.Candidate(c, 2.0, REVIEW) for c in (first, second)], seg, limit=10)
-    assert len(chosen) == 1 and chosen[0].key in ("a", "b")
-
-
 def test_cloze_costs_one_slot_per_gap() -> None:
     """Three gaps in one note count as three cards against the PR's budget and rank lower."""
     one = gate.Candidate(CLOZE, 2.0, REVIEW)

@@ -89,7 +89,7 @@ def test_imported_new_cards_come_in_the_documented_order(anki: AnkiCollection, s
     order = {t: i for i, t in enumerate(load_taxonomy(SEEDS / "topics.toml").ids)}
     anki.import_apkg(seeds_deck)
     cards = [c for c in new_cards_by_due(anki) if c[1] == 0]  # a note's first card; cloze c2, c3 share its due
-    assert len(cards) == len({c[0] for c in cards}) > 100  # one position per note
+    assert len(cards) == len({c[0] for c in cards}) > 25  # one position per note
     keys = [documented_key(tags, order) for _, _, tags, _, _ in cards]
     assert keys == sorted(keys)
     assert len({k[0] for k in keys}) >= 5  # several topic blocks really occur (a PR sits in its first topic)
