@@ -300,6 +300,8 @@ class CardMaker:
             if named and _LOCATIVE.search(fact.name):
                 agent = f"{fact.name}，该 PR"
             verb = y[: len(fact.verb)] if fact.verb and y.startswith(fact.verb) else ""
+            if verb and y[len(verb):len(verb) + 1] in _COMPLEMENTS:  # 扼杀 + 在握手阶段: the complement asks where
+                verb = y[: len(verb) + 1]
             if verb.endswith(("成", "为")) and units(y) - units(verb) >= 2:  # 把 X 拆成 Y: ask for Y
                 self.qa(fact, CardKind.HOW, "action_into", y[len(verb):].strip(), x, a=agent, x=x, v=verb)
             elif verb.endswith(("到", "在", "进", "至")) and units(y) - units(verb) >= 2:
@@ -317,6 +319,8 @@ class CardMaker:
             if not is_self_reference(x):
                 self.qa(fact, CardKind.HOW, "solve_how", x, y, y=y)
         elif rel == Relation.ROLE:
+            if is_generic(y):
+                return  # "用什么作为默认？": a role that names nothing specific asks nothing
             self.qa(fact, CardKind.NAME, "role_who", x, y, y=y)
             self.qa(fact, CardKind.WHY, "role_what", y, x, x=x)
 
@@ -385,6 +389,7 @@ _WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被"
 _BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 _CODE_SPAN = re.compile(r"`[^`]+`")
+_COMPLEMENTS = ("到", "在", "进", "至", "成", "为")
 _CHANGE_IN_AMOUNT = ("降", "减", "缩", "升", "增", "提", "压", "扩")
 _FRAME_LABEL = re.compile(r"(?:核心|关键|主要|整体)?(?:思路|做法|设计决策|决策|修复方式|处理方式|解决方式|处理思路|修复思路|方案|处理|修复)")
 _FRAME_WORDS = {"处理": "处理方式", "修复": "修复方式", "决策": "设计决策"}

@@ -63,6 +63,7 @@ MODALS_AND_TIME = frozenset({"会", "必须", "要", "可以", "能", "能够", 
                              "上", "下"})
 _VERB_TAGS = frozenset({"v", "vd", "vi", "vg"})
 _LONGEST_DECISION = 45
+_WORDLIKE = re.compile(r"[A-Za-z0-9\u3400-\u9fff]")
 _FILE_PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)+/?|[\w-]+\.(?:py|pyi|h|hpp|c|cc|cpp|cu|cuh|m|mm|metal|rs|go|java|txt|json|md|toml"
                         r"|ya?ml|sh|cmake)", re.I)
 _FLAG = re.compile(r"--?[A-Za-z][\w.-]*(?:[= ]\S+)?")
@@ -233,9 +234,12 @@ def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
     """Q4b: the answer (or gap) is not what the PR summary already says: a learner who studied the PR knows it,
     and the cue shows the summary's first clause."""
     title = norm(card.entry.title)
+    # What the PR did as a whole ("该 PR 的核心思路是什么？") must be news beyond the summary, not a rewording of it.
+    limit = 0.3 if card.key.startswith("decision:frame") else 0.5
     for target in _tested(card):
         words = [t for t in content_tokens(seg, target) if len(norm(t)) >= 2]
-        if words and sum(norm(t) in title for t in words) / len(words) > 0.6:
+        weight = {t: 2 if t.isascii() else 1 for t in words}  # a name in Latin script is what a reader remembers
+        if words and sum(weight[t] for t in words if norm(t) in title) / sum(weight.values()) >= limit:
             return [Finding("Q4b", REJECT, f"'{_plain(target)}' is in the PR summary")]
     return []
 
@@ -326,6 +330,8 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
             return [Finding("A4", REJECT, f"'{plain}' is not specific")]
         if _NUMBER.fullmatch(plain):
             return [Finding("A4", REJECT, "bare number")]
+        if not _WORDLIKE.search(plain):
+            return [Finding("A4", REJECT, f"'{plain}' is only symbols")]
         if _COUNTING.fullmatch(plain):
             return [Finding("A4", REJECT, f"'{plain}' only counts things")]
     return []

@@ -3,8 +3,8 @@
 After the gate (:mod:`deckgen.cards.gate`) has rejected the broken ones, the
 rest are ranked and taken in two rounds: first the best card of every decision
 the review states (so every decision gets a card before any gets a second),
-then at most one more card per decision, asking the other way (why it was done, or what): of another
-fact of the decision if it has one, else the mirror of its fact; and one cloze note per decision.  A PR gets at most
+then at most one more card per decision: of another fact of it, asking the other way (why it was done,
+or what); and one cloze note per decision.  A PR gets at most
 :data:`MAX_CARDS_PER_PR` cards, fewer when the review says it is not worth
 reading closely; there is no minimum.  No two cards test the same text (an
 answer, or a cloze gap: one fact in one direction), ask the same question, or
@@ -43,8 +43,10 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
             ranked.append((score(candidate, findings), index, candidate))
     ranked.sort(key=lambda item: (-item[0], item[1]))
     chosen = _Chosen(cap)
-    # Round 1: each decision's best card; round 2: a card of another fact of it; round 3: the mirror of its fact.
-    for round_ in (1, 2, 3):
+    # Round 1: each decision's best card; round 2: a card of another fact of it.  The mirror of a fact (its why
+    # after its how) is not taken: learners found the second side mostly restated the first ("为什么要尽早校验？→
+    # 尽早暴露错误").
+    for round_ in (1, 2):
         for value, index, candidate in ranked:
             card = candidate.card
             taken = chosen.per_decision(card)

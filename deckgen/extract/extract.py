@@ -330,8 +330,9 @@ def _list_parts(body: str, finder: RelationFinder) -> tuple[str, list[str]]:
     parts = [p.strip() for p in _LIST_SEP_RE.split(tail)]
     if len(parts) < 2 or any(units(p) < 4 for p in parts):
         return "", []
-    if colon < 0 and (len(parts) < 3 or any(_COMMA_RE.search(_mask_code(p)) for p in parts)):
-        return "", []  # with no colon to announce it, only a plain run of three or more practices is a list
+    if any(_COMMA_RE.search(_mask_code(p)) for p in parts) or (colon < 0 and len(parts) < 3):
+        # Members of a list of practices are short; and with no colon to announce it, a list needs three of them.
+        return "", []
     with_verbs = [p for p in parts if any(finder.is_verb(t) or t.text == "把" for t in finder.seg.tokenize(p)[1:])]
     if len(with_verbs) < len(parts) / 2:
         return "", []

@@ -260,6 +260,8 @@ class RelationFinder:
                 yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, m + 1, used), "", 0,
                            marker=tok.text, verb=tok.text), {m}
             elif tok.text == "用于":
+                if span.word(m - 1) in ("只", "仅", "专门", "仅仅"):
+                    continue  # "新增只用于量化中间结果的 Q8_K": 用于 qualifies a noun, it names no purpose
                 yield Fact(Relation.PURPOSE, self._left(span, m), self._right(span, m + 1, used), "", 0,
                            marker=tok.text, verb=tok.text), {m}
             elif tok.text in ("避免", "防止") and span.at_clause_start(m):
@@ -335,8 +337,9 @@ class RelationFinder:
             start = span.clause_start(m)
             opener = span.word(start)
             a, _ = span.previous_clause(m)
-            if (start == m or opener in _PARALLEL) and (opener in _PARALLEL or span.word(a) == "既"):
-                if tok.text in ("让", "使", "使得") or span.word(a) == "既":
+            both = span.word(a).startswith("既")  # jieba may glue 既 to the next word (既省 | 显存)
+            if (start == m or opener in _PARALLEL) and (opener in _PARALLEL or both):
+                if tok.text in ("让", "使", "使得") or both:
                     continue
             left = self._left(span, m)
             left = _FILLER_LEFT.sub(r"\1", left)
@@ -450,6 +453,8 @@ class RelationFinder:
                 continue
             a, b = span.previous_clause(m)
             effect = clean(span.cut(m, span.clause_end(m)))
+            if span.word(a) in ("非", "不", "没有", "不是"):
+                continue  # "…，而非放在单独的缓冲区里，这样 Y": the clause before is the rejected option
             if b > a and effect and units(effect) >= 4:
                 yield Fact(Relation.RESULT, clean(span.cut(a, b)), effect, "", 0, marker="这样", verb="这样"), {m}
 

@@ -128,9 +128,17 @@ _LEADING_WORDS = CONNECTIVES - {"“", "「"}
 _LEADING_SIZES = sorted({len(w) for w in _LEADING_WORDS}, reverse=True)
 
 
+def _without_parenthetical(match: re.Match[str]) -> str:
+    """Nothing, or a space where Latin script would otherwise run into Chinese ("`flash_attn`（…）手动" → "… 手动")."""
+    text, start, end = match.string, match.start(), match.end()
+    before, after = text[start - 1:start], text[end:end + 1]
+    latin = re.compile(r"[A-Za-z0-9_`)\]]")
+    return " " if before and after and (latin.match(before) or latin.match(after)) and not after.isspace() else ""
+
+
 def clean(text: str) -> str:
     """Trim a relation argument: no parentheticals, no leading connective, no dangling particle."""
-    text = _PARENS_RE.sub("", text).strip()
+    text = _PARENS_RE.sub(_without_parenthetical, text).strip()
     text = _META_LEAD.sub("", text).strip()
     text = _PRONOUN_SUBJECT.sub("", text).strip()
     filler = _FILLER_RE.match(text)

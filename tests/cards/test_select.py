@@ -16,9 +16,12 @@ DECISIONS = "值得精读。" + "".join(f"第 {n} 个做法用环形缓冲区避
 MANY = Entry("o/r", "重构调度器的内存管理", DECISIONS, Path("s.txt"), 3, 5)
 
 
-def chosen(*cards: Card, rank: float = 2.0, limit: int = MAX_CARDS_PER_PR, verdict: Verdict = Verdict.DEEP) -> list[Card]:
-    return select_cards([Candidate(c, rank, c.entry.review) for c in cards], get_segmenter(), limit=limit,
-                        verdict=verdict)
+def chosen(*cards: Card, rank: float = 2.0, limit: int = MAX_CARDS_PER_PR, verdict: Verdict = Verdict.DEEP,
+           facts: dict[str, str] | None = None) -> list[Card]:
+    """What select_cards keeps of *cards*; each card asks a fact of its own unless *facts* (key → fact) says otherwise."""
+    facts = facts or {}
+    return select_cards([Candidate(c, rank, c.entry.review, facts.get(c.key, c.key)) for c in cards], get_segmenter(),
+                        limit=limit, verdict=verdict)
 
 
 def decision(n: int, kind: CardKind = CardKind.WHY) -> Card:
@@ -61,11 +64,13 @@ def test_every_decision_gets_a_card_before_any_gets_a_second() -> None:
     assert sorted(c.sentence for c in kept) == sorted(decision(n).sentence for n in range(6))
 
 
-def test_a_decision_gets_two_cards_at_most_one_each_way_and_one_cloze() -> None:
+def test_a_decision_gets_two_cards_at_most_of_two_facts_one_each_way_and_one_cloze() -> None:
     why, how = decision(1, CardKind.WHY), decision(1, CardKind.HOW)
     contrast = replace(decision(1, CardKind.CONTRAST), prompt="第 1 个做法没有逐次分配，而是用了什么？", answer="用环形缓冲区避免")
     assert sorted(c.kind for c in chosen(why, how, contrast)) == sorted([CardKind.WHY, CardKind.HOW])
-    assert len(chosen(how, contrast)) == 1  # both ask what was done: one fact, one way
+    assert len(chosen(how, contrast)) == 1  # both ask what was done: one way once
+    mirror = {why.key: "the fact", how.key: "the fact"}
+    assert len(chosen(why, how, facts=mirror)) == 1  # its why after its how mostly restates it
     sentence = decision(1).sentence
     one = replace(CLOZE, key="cloze:a", sentence=sentence)
     other = replace(CLOZE, key="cloze:b", sentence=sentence,

@@ -76,8 +76,9 @@ def test_a_frame_is_cut_off_and_a_labelled_frame_names_the_decision() -> None:
     assert cut("核心亮点在于引入的“分块”机制") == "引入的“分块”机制"
 
 
-def test_praise_around_a_description_is_rewritten_to_the_description() -> None:
-    assert cut("它展示了如何在边界处添加前置检查") == "在边界处添加前置检查"
+def test_praise_around_a_description_stays_praise_and_praise_adverbs_go() -> None:
+    assert cut("它展示了如何在边界处添加前置检查") == ""
+    assert cut("把路由逻辑优雅地集成到统一框架中") == "把路由逻辑集成到统一框架中"
 
 
 def test_a_checklist_tail_cuts_only_the_question() -> None:
