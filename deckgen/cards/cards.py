@@ -170,7 +170,7 @@ class CardMaker:
             question = fill("「{n}」中，{q}", n=name, q=question)
         rank = _RELATION_RANK.get(fact.relation, 1.0)
         if kind == CardKind.WHY and fact.relation in (Relation.PURPOSE, Relation.AVOID, Relation.RESULT):
-            rank -= 0.3  # "为什么要在构造函数中校验？→ 尽早暴露错误" tends to state the obvious; the how way round does not
+            rank -= 0.7  # "为什么要在构造函数中校验？→ 尽早暴露错误" tends to state the obvious; the how way round does not
         if is_self_reference(fact.subject) or _ASSESSMENT.search(fact.sentence):
             rank -= 1.0  # the reviewer's overall judgement ("本 PR 是一个高质量的…"), not a decision
         self._add(fact, kind, key, question, answer, rank)

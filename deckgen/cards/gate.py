@@ -54,7 +54,8 @@ _CODE_SPAN = re.compile(r"`[^`]*`")
 _CODE_OR_WORD = re.compile(r"`|[A-Za-z_]{3,}")
 _ASKS_WHAT = re.compile(r"(?<!为)什么|哪(?!里|儿)")
 _ASKS_OTHERWISE = re.compile(r"为什么|为何|怎么|怎样|如何|什么时候|何时|什么情况|什么条件|什么场景"
-                             r"|(?:思路|做法|方式|决策|方案)是什么|什么做法|怎样的设计|什么样的设计")
+                             r"|(?:思路|做法|方式|决策|方案)是什么|什么做法|怎样的设计|什么样的设计"
+                             r"|(?:原因|目的|理由|动机|效果|好处|代价)是什么|起什么作用")
 _PR_NUMBER = re.compile(r"(?:PR|issue|RFC)?\s*#\d+", re.IGNORECASE)
 PREPOSITIONS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被", "由", "向", "以", "为", "通过", "用", "按", "随",
                           "自", "到", "给", "跟", "经", "经由", "借助", "依据", "根据", "基于", "针对", "关于"})
@@ -213,6 +214,8 @@ def check_answer_phrase(card: Card, seg: Segmenter) -> list[Finding]:
     first, last = tokens[0], tokens[-1]
     if not first.protected and (first.text in PREPOSITIONS or seg.pos(first.text) == "p"):
         return [Finding("Q6", REJECT, f"'{answer}' is a prepositional phrase, not a thing")]
+    if not first.protected and first.text.startswith("是") and len(tokens) > 1:
+        return [Finding("Q6", REJECT, f"'{answer}' is the rest of a 是 clause, not a thing")]  # (而)是在 X 上用 Y
     if not last.protected and (last.text in MODALS_AND_TIME or seg.pos(last.text) in _ADVERB_TAGS):
         return [Finding("Q6", REJECT, f"'{answer}' ends in '{last.text}': not a noun phrase")]
     if len(tokens) <= 2 and not last.protected and seg.pos(last.text) in _VERB_TAGS:
@@ -233,9 +236,11 @@ def check_time_answer(card: Card, seg: Segmenter) -> list[Finding]:
 def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
     """Q4b: the answer (or gap) is not what the PR summary already says: a learner who studied the PR knows it,
     and the cue shows the summary's first clause."""
-    title = norm(card.entry.title)
-    # What the PR did as a whole ("该 PR 的核心思路是什么？") must be news beyond the summary, not a rewording of it.
-    limit = 0.3 if card.key.startswith("decision:frame") else 0.5
+    frame = card.key.startswith("decision:frame")
+    # What the PR did as a whole ("该 PR 的核心思路是什么？") must be news beyond the whole summary, not a rewording
+    # of it; any other card only must not ask what its cue shows.
+    title = norm(card.entry.title if frame else card.cue)
+    limit = 0.3 if frame else 0.5
     for target in _tested(card):
         words = [t for t in content_tokens(seg, target) if len(norm(t)) >= 2]
         weight = {t: 2 if t.isascii() else 1 for t in words}  # a name in Latin script is what a reader remembers

@@ -49,6 +49,10 @@ _ROLE_WORDS = frozenset({"作为"})
 _BA = frozenset({"把", "将"})  # 将 as 把 ("将 X 集成到 Y"); "将会" has no object and complement after it
 _IN_ORDER_TO = frozenset({"为了"})
 _ZHEYANG = frozenset({"这样"})
+_PARTIAL_LEFT = re.compile(r"^\s*(?:并且|并|再|使得|使|让)")
+"""A clause before an effect that is only the last step of a longer one ("…折叠成一个算子，并在 X 中替换，使…"),
+or an effect itself: what it leads to is not its own doing."""
+_REJECTED_OPTION = re.compile(r"^\s*(?:而)?(?:非|不是|并非|不|没有)")
 
 _PRONOUN_ARG = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
 _AGENT_TAIL = re.compile(r"\s*(?:因此|于是|所以|也|就|都|则|便|再|还)+$")
@@ -164,7 +168,7 @@ class RelationFinder:
                 depth -= 1
             if depth or k == start:
                 continue
-            if tok.text in LINK_VERBS and not tok.protected:
+            if tok.text in LINK_VERBS and not tok.protected and span.word(k + 1) != "的":  # 统一的入口: no verb
                 return first_break if first_break is not None else k
             follows_verb = k + 1 < stop and self.is_verb(span.tokens[k + 1])
             if first_break is None and (tok.text in NP_BREAKERS or (self.is_modifier(tok) and follows_verb)):
@@ -324,8 +328,10 @@ class RelationFinder:
                                marker=tok.text), {m}
                 continue
             if tok.text in ("无需", "不必", "不再需要") and span.at_clause_start(m):
-                yield Fact(Relation.RESULT, self._left(span, m), clean(span.cut(m, span.clause_end(m))), "", 0,
-                           marker=tok.text, verb=tok.text), {m}
+                left = self._left(span, m)
+                if not _PARTIAL_LEFT.match(span.cut(*span.previous_clause(m))):
+                    yield Fact(Relation.RESULT, left, clean(span.cut(m, span.clause_end(m))), "", 0,
+                               marker=tok.text, verb=tok.text), {m}
                 continue
             if tok.text in EFFECT_VERBS and span.at_clause_start(m) and span.word(m + 1) == "了":
                 yield Fact(Relation.RESULT, self._left(span, m), self._right(span, m + 2, used), "", 0,
@@ -343,6 +349,8 @@ class RelationFinder:
                     continue
             left = self._left(span, m)
             left = _FILLER_LEFT.sub(r"\1", left)
+            if start == m and _PARTIAL_LEFT.match(span.cut(*span.previous_clause(m))):
+                continue
             if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于")):
                 continue
             after = self._after(span, m, "了")
@@ -453,8 +461,11 @@ class RelationFinder:
                 continue
             a, b = span.previous_clause(m)
             effect = clean(span.cut(m, span.clause_end(m)))
-            if span.word(a) in ("非", "不", "没有", "不是"):
-                continue  # "…，而非放在单独的缓冲区里，这样 Y": the clause before is the rejected option
+            if _REJECTED_OPTION.match(span.cut(a, b)):
+                # "X，而非放在单独的缓冲区里，这样 Y": Y follows from X, the option chosen, not the one rejected.
+                a, b = span.previous_clause(a) if a > 0 else (0, 0)
+                if _REJECTED_OPTION.match(span.cut(a, b)):
+                    continue
             if b > a and effect and units(effect) >= 4:
                 yield Fact(Relation.RESULT, clean(span.cut(a, b)), effect, "", 0, marker="这样", verb="这样"), {m}
 
@@ -476,7 +487,14 @@ class RelationFinder:
             tokens = self.seg.tokenize(subject)
             if len(tokens) == 1 and self.is_verb(tokens[0]):
                 continue
-            yield Fact(fact.relation, subject, fact.detail, "", 0, marker=fact.marker, verb=verb), markers
+            yield Fact(fact.relation, subject, self._role_noun(fact.detail), "", 0, marker=fact.marker,
+                       verb=verb), markers
+
+    def _role_noun(self, detail: str) -> str:
+        """The role itself: "作为新的元数据 `x` 写进 GGUF" casts the thing as "新的元数据 `x`", then says more."""
+        tokens = self.seg.tokenize(detail)
+        cut = next((t.start for t in tokens[1:] if self.is_verb(t) and t.text not in ("的",)), None)
+        return clean(detail[:cut]) if cut else detail
 
     def _simple(self, span: Span, used: set[int], relation: Relation,
                 markers: frozenset[str]) -> Iterator[tuple[Fact, set[int]]]:

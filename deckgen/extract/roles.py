@@ -34,6 +34,8 @@ _CONDITION = re.compile(r"^(?:若|如果|假如|一旦|倘若)")
 _LABELLED = re.compile(r"^(?:思路|做法|修复方式|处理方式)$")
 """A clause that is only a frame's label (a rewrite made "思路：X"): what follows the colon is a decision."""
 _CONSEQUENCE = re.compile(r"^(?:因此|所以|于是|故而|从而)")
+_CONTINUES = re.compile(r"^(?:而(?![是非])|并且|并|且|从而|进而)")
+"""A clause that only goes on with the one before ("只需调大 X，而不必修改逻辑") shares its role."""
 _LEADING = re.compile(r"^(?:此外|另外|同时|而且|并且|但是|但|不过|然而|其中|最后|首先|其次)[，,\s]*")
 _CODE = re.compile(r"`[^`\n]+`")
 _OPEN = "（(“「『《【["
@@ -194,7 +196,7 @@ def decision_text(unit: Unit) -> str:
     if opening_role(text):
         return ""
     kept: list[str] = []
-    cut_any = reported = framed = False
+    cut_any = reported = framed = cut_last = False
     for start, end, cut in clause_spans(text):
         clause = text[start:end].strip(_TRIM)
         if reported and _CONSEQUENCE.match(clause):
@@ -202,11 +204,12 @@ def decision_text(unit: Unit) -> str:
         unframed, labelled = _without_frame(clause)
         core = _cut_tails(unframed)
         framed = framed or labelled  # "修复方式是 X": the frame itself says X is a decision
-        if core and not role_of(core) and not reported:
+        if core and not role_of(core) and not reported and not (cut_last and _CONTINUES.match(clause)):
             space = text[start:end][: len(text[start:end]) - len(text[start:end].lstrip())]  # "名称: 说明" keeps its space
             kept.append(space + core + cut)
+            cut_last = False
         else:
-            cut_any = True
+            cut_any = cut_last = True
         reported = reported or _reports_speech(clause)
     if cut_any and _CONDITION.match(text.lstrip(_TRIM)):
         return ""  # "若…，建议…": a condition whose main clause was advice or a follow-up is not a decision

@@ -55,6 +55,27 @@ def test_check_passes_good_and_flags_bad(check, good: Card, bad: Card, code: str
     assert code in codes(bad, check)
 
 
+def test_a_what_question_is_not_answered_by_the_rest_of_a_shi_clause() -> None:
+    card = replace(BASE, kind=CardKind.NAME, prompt="什么把缩放在写回前一次完成？", answer="是在新路径上用 epilogue visitor tree")
+    assert "Q6:R" in codes(card, gate.check_answer_phrase)
+    assert codes(replace(card, answer="CUTLASS 的 epilogue visitor tree"), gate.check_answer_phrase) == []
+
+
+def test_a_question_asking_for_a_reason_may_be_answered_by_a_clause() -> None:
+    card = replace(BASE, prompt="手动开启的原因是什么？", answer="部分配置明显更慢")
+    assert codes(card, gate.check_answer_phrase) == []
+
+
+def test_summary_leak_looks_at_the_cue_unless_the_card_asks_what_the_pr_did() -> None:
+    entry = replace(ENTRY, title="支持结构化输出，位掩码由调度侧统一填充")
+    card = replace(BASE, entry=entry, cue="r · 支持结构化输出", prompt="位掩码不由 worker 计算，而是怎么做的？",
+                   answer="由调度侧统一填充")
+    assert codes(card, gate.check_summary_leak) == []
+    frame = replace(card, key="decision:frame:x", prompt="该 PR 的核心思路是什么？")
+    assert "Q4b:R" in codes(frame, gate.check_summary_leak)
+    assert "Q4b:R" in codes(replace(card, cue="r · 位掩码由调度侧统一填充"), gate.check_summary_leak)
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

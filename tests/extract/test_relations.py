@@ -54,6 +54,26 @@ def test_look_alike_markers_give_nothing(text: str) -> None:
     assert not [f for f in found if f[0] in ("purpose", "avoid", "contrast", "means")]
 
 
+def test_an_effect_after_a_rejected_option_follows_from_the_option_chosen() -> None:
+    found = facts("把输入张量改为在计算图内分配，而非放在单独的缓冲区里，这样调度器可以自动保留多份副本")
+    assert ("result", "把输入张量改为在计算图内分配", "调度器可以自动保留多份副本") in found
+    assert not [f for f in found if f[0] == "result" and "缓冲区" in f[1]]
+
+
+def test_an_effect_is_not_pinned_on_the_last_step_of_a_longer_action() -> None:
+    found = facts("把算子链折叠成一个算子，并在构图函数中替换，使各后端可以分块计算，而不必物化完整矩阵")
+    assert not [f for f in found if f[0] == "result" and f[1].startswith(("在构图函数", "使"))]
+
+
+def test_a_role_is_the_noun_phrase_not_what_follows_it() -> None:
+    found = facts("把预分词器类型作为新的元数据 `tokenizer.ggml.pre` 写进 GGUF")
+    assert [f[2] for f in found if f[0] == "role"] == ["新的元数据 `tokenizer.ggml.pre`"]
+
+
+def test_a_link_verb_used_as_a_modifier_does_not_end_the_means() -> None:
+    assert ("means", "`DL_IMPL` 宏", "导出统一的入口函数") in facts("并用 `DL_IMPL` 宏导出统一的入口函数")
+
+
 def test_pronoun_subject_resolves_to_topic() -> None:
     """"“捕获轴”机制，这是一个解决 X 问题的方案" → the mechanism solves X."""
     found = facts("这是一个解决输入形状多样性问题的优雅方案", topic="“捕获轴”机制")

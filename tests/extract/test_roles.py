@@ -90,6 +90,12 @@ def test_reported_speech_is_cut_up_to_the_decision_that_follows() -> None:
     assert cut(text) == "因此选择先以独立库的形式快速迭代"
 
 
+def test_a_clause_that_goes_on_with_a_cut_one_is_cut_too() -> None:
+    text = "改为在内部自动切分，现有应用只需调大上限就能受益，而不必修改逻辑"
+    assert cut(text) == "改为在内部自动切分"
+    assert cut("改为在内部自动切分，而不必修改调用方") == "改为在内部自动切分，而不必修改调用方"
+
+
 def test_a_condition_whose_main_clause_was_advice_is_dropped() -> None:
     assert cut("若要为其他模型开启该特性，直接沿这两条线扩展即可") == ""
 
