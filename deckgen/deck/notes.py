@@ -146,9 +146,15 @@ def card_tags(card: Card) -> list[str]:
 
 
 def note_fields(card: Card) -> list[str]:
-    """Field values in note-type order (see :mod:`deckgen.deck.notetypes`), all HTML-escaped."""
-    verdict = GLOSSARY_LABEL if card.kind == CardKind.GLOSSARY else card.verdict.label
-    shared = [_escape(card.cue), _escape(card.entry.title), _to_html(card.sentence),
+    """Field values in note-type order (see :mod:`deckgen.deck.notetypes`), all HTML-escaped.
+
+    A glossary card belongs to no PR: its Summary is empty, so its back has no line labelled
+    PR, and the templates label its Sentence (the term's meaning) 释义 instead of 原文; its
+    Verdict says 术语表.
+    """
+    glossary = card.kind == CardKind.GLOSSARY
+    verdict = GLOSSARY_LABEL if glossary else card.verdict.label
+    shared = [_escape(card.cue), "" if glossary else _escape(card.entry.title), _to_html(card.sentence),
               _escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), _escape(verdict), ""]
     if card.kind == CardKind.CLOZE:
         return [cloze_to_html(card.prompt), *shared]
