@@ -15,6 +15,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from ..curriculum.curriculum import (
 from ..curriculum.glossary import Glossary
 from ..curriculum.topics import Taxonomy
 from ..extract.findings import review_findings
-from ..text.markup import cloze_to_html, escape, to_html
+from ..text.markup import cloze_to_html, escape, to_html, without_markers
+from ..text.segment import units
 from ..types import Card, CardKind, Entry, Review
 from .lock import BuiltNote
 from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
@@ -153,12 +155,47 @@ def note_fields(card: Card) -> list[str]:
     Verdict says 术语表.
     """
     glossary = card.kind == CardKind.GLOSSARY
+    cloze = card.kind == CardKind.CLOZE
     verdict = GLOSSARY_LABEL if glossary else card.verdict.label
-    shared = [_escape(card.cue), "" if glossary else _escape(card.entry.title), _to_html(card.sentence),
+    sentence = _to_html(cloze_context(card.prompt, card.sentence) if cloze else card.sentence)
+    shared = [_escape(card.cue), "" if glossary else _escape(card.entry.title), sentence,
               _escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), _escape(verdict), ""]
-    if card.kind == CardKind.CLOZE:
+    if cloze:
         return [cloze_to_html(card.prompt), *shared]
     return [to_html(card.prompt), to_html(card.answer), *shared]
+
+
+MIN_CONTEXT_UNITS = 4
+"""Less of the source sentence than this beyond a cloze's text (它, 但, 此外，) is not worth a 原文 line."""
+_CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
+_LEADING_PUNCT = "，,。；;：:、 "
+_TRAILING_PUNCT = "，,；;：:、 "
+
+
+def cloze_context(prompt: str, sentence: str) -> str:
+    """What a cloze card's source *sentence* adds to the card's own text (*prompt*, its gaps revealed).
+
+    A cloze's text is most of its sentence, so the 原文 line shows only the rest: the words
+    before and after the part the card shows, ``…`` standing for that part, and each only when
+    it has at least :data:`MIN_CONTEXT_UNITS`; empty (no 原文 line) when nothing is left.  Code
+    spans are never cut.  Plain text with backticks, like *sentence*.
+    """
+    text = without_markers(prompt)
+    blocks = [b for b in SequenceMatcher(None, sentence, text, autojunk=False).get_matching_blocks() if b.size >= 2]
+    if not blocks:
+        return sentence
+    start, end = blocks[0].a, blocks[-1].a + blocks[-1].size
+    for span in _CODE_SPAN_RE.finditer(sentence):  # the shown part takes in a code span it cuts
+        if span.start() < start < span.end():
+            start = span.start()
+        if span.start() < end < span.end():
+            end = span.end()
+    before, after = sentence[:start].rstrip(_TRAILING_PUNCT), sentence[end:].lstrip(_LEADING_PUNCT)
+    before = before if units(before) >= MIN_CONTEXT_UNITS else ""
+    after = after if units(after) >= MIN_CONTEXT_UNITS else ""
+    if not before and not after:
+        return ""
+    return f"{before}…{after}"
 
 
 def model_id(card: Card) -> int:

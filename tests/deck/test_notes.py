@@ -6,8 +6,11 @@ import html
 import re
 from pathlib import Path
 
-from deckgen.deck.notes import note_fields
+import pytest
+
+from deckgen.deck.notes import cloze_context, note_fields
 from deckgen.deck.package import DeckPlan, write_apkg
+from deckgen.text.markup import deletion
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
 from tests.conftest import AnkiCollection
 
@@ -44,3 +47,49 @@ def test_a_pr_card_keeps_its_pr_line(anki: AnkiCollection, tmp_path: Path) -> No
                 verdict=Verdict.DEEP, relation=Relation.CONTRAST)
     back = back_text(anki, tmp_path, card)
     assert "原文采用 a<b> 而非 c" in back and "PR为调度器引入预分配工作区" in back and "释义" not in back
+
+
+SENTENCE = "此外，作者把序列化逻辑抽到了独立的 `cargo-util-schemas` crate 中，便于第三方工具复用"
+
+
+@pytest.mark.parametrize(("prompt", "shown"), [
+    # the whole sentence is on the card: no 原文 line
+    ("此外，作者把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中，便于第三方工具复用", ""),
+    # a word or two more (此外，) is not worth a line
+    ("作者把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中，便于第三方工具复用", ""),
+    # the rest of the sentence, after the part the card shows
+    ("作者把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中", "…便于第三方工具复用"),
+    # before and after
+    ("把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中", "此外，作者…便于第三方工具复用"),
+    # a pronoun the card resolved (它 → 该 PR) is no difference
+    ("该 PR 把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中，便于第三方工具复用", ""),
+], ids=["whole", "nearly-whole", "after", "before-and-after", "resolved-pronoun"])
+def test_a_cloze_back_shows_only_what_the_sentence_adds(prompt: str, shown: str) -> None:
+    sentence = SENTENCE if "该 PR" not in prompt else SENTENCE.replace("此外，作者", "它")
+    assert cloze_context(prompt, sentence) == shown
+
+
+def test_cloze_context_never_cuts_a_code_span() -> None:
+    sentence = "缓存键包含 `torch.__version__` 与 Triton 版本，加载时逐项比对"
+    prompt = "ch.__version__` 与 " + deletion(1, "Triton") + " 版本"  # a text that starts inside the code span
+    assert cloze_context(prompt, sentence) == "缓存键包含…加载时逐项比对"
+
+
+def test_a_cloze_card_without_context_has_no_sentence_line(anki: AnkiCollection, tmp_path: Path) -> None:
+    """On the back the cloze text is shown whole: the 原文 line would repeat it."""
+    card = Card(entry=ENTRY, kind=CardKind.CLOZE, key="cloze:x",
+                prompt="作者把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中，便于第三方工具复用",
+                answer="`cargo-util-schemas`", cue="r · 为调度器引入预分配工作区", sentence=SENTENCE, line=5,
+                verdict=Verdict.DEEP, relation=Relation.TERM)
+    assert note_fields(card)[3] == ""
+    back = back_text(anki, tmp_path, card)
+    assert "原文" not in back and back.count("便于第三方工具复用") == 1
+
+
+def test_a_cloze_card_shows_the_rest_of_its_sentence(anki: AnkiCollection, tmp_path: Path) -> None:
+    card = Card(entry=ENTRY, kind=CardKind.CLOZE, key="cloze:x",
+                prompt="作者把序列化逻辑抽到了独立的 " + deletion(1, "`cargo-util-schemas`") + " crate 中",
+                answer="`cargo-util-schemas`", cue="r · 为调度器引入预分配工作区", sentence=SENTENCE, line=5,
+                verdict=Verdict.DEEP, relation=Relation.TERM)
+    back = back_text(anki, tmp_path, card)
+    assert "原文…便于第三方工具复用" in back and back.count("序列化逻辑") == 1
