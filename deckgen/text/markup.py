@@ -132,7 +132,7 @@ def cloze_to_html(text: str) -> str:
     return "".join(out)
 
 
-_OWN_TAGS = r"</?code>|</?b>|<span></span>"
+_OWN_TAGS = r'</?code>|</?b>|<span></span>|<span class="where">|</span>'
 _OWN_MARKUP_RE = re.compile(_OWN_TAGS)
 _OWN_CLOZE_MARKUP_RE = re.compile(rf"{_OWN_TAGS}|\{{\{{c\d+::|\}}\}}")
 
@@ -141,7 +141,8 @@ def sanitize_html(value: str, *, cloze: bool = False) -> str:
     """Field HTML that deckgen once wrote, read back from elsewhere (the lock file), made safe again.
 
     Only deckgen's own markup survives (``<code>``, ``<b>``, the MathJax-breaking
-    ``<span></span>`` and, in a cloze field, ``{{cN::…}}``); everything between
+    ``<span></span>``, the source line's ``<span class="where">`` and, in a cloze
+    field, ``{{cN::…}}``); everything between
     is decoded and escaped anew.  For fields deckgen wrote this is the identity;
     an edited lock file cannot smuggle markup onto a card.
     """

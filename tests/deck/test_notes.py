@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from deckgen.deck.notes import cloze_context, note_fields
+from deckgen.deck.notes import cloze_context, note_fields, own_pr_number, source_field
 from deckgen.deck.package import DeckPlan, write_apkg
 from deckgen.text.markup import deletion
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
-from tests.conftest import AnkiCollection
+from tests.conftest import AnkiCollection, read_apkg
 
 ENTRY = Entry("o/r", "为调度器引入预分配工作区", "值得精读。采用 `a<b>` 而非 c。", Path("s.txt"), 3, 5)
 GLOSSARY_ENTRY = Entry("o/r", "术语表 · deckgen glossary", "[[term]] term = \"DCP\"", Path("glossary.toml"), 7, 7)
@@ -93,3 +93,41 @@ def test_a_cloze_card_shows_the_rest_of_its_sentence(anki: AnkiCollection, tmp_p
                 verdict=Verdict.DEEP, relation=Relation.TERM)
     back = back_text(anki, tmp_path, card)
     assert "原文…便于第三方工具复用" in back and back.count("序列化逻辑") == 1
+
+
+@pytest.mark.parametrize(("title", "review", "number"), [
+    ("修复调度器的竞态 (#4412)", "值得精读。", "4412"),  # GitHub's title of a merged PR
+    ("修复调度器的竞态（#4412）。", "值得精读。", "4412"),
+    ("#4412: 修复调度器的竞态", "值得精读。", "4412"),
+    ("修复调度器的竞态", "本 PR（#4412）把锁换成了无锁队列。", "4412"),
+    ("修复调度器的竞态", "此 PR #4412 值得精读。", "4412"),
+    ("修复调度器的竞态 (#4412)", "本 PR（#4412）值得精读，另见 #1234。", "4412"),
+    # other PRs and issues a review names are not this PR
+    ("修复调度器的竞态", "值得精读，另见 #1234。", None),
+    ("修复调度器的竞态", "确保下游组件（如 Rust 前端 PR #55842）能正确处理新格式。", None),
+    ("修复调度器的竞态", "Issue #52330 对线程超订阅的量化分析值得学习。", None),
+    ("修复调度器的竞态", "另见 #1234，该 PR（#1234）引入了这个锁。", None),  # 该 PR: the one just named
+    ("回滚 #1234 引入的改动", "值得精读。", None),
+    ("修复调度器的竞态 (#4412)", "本 PR（#4413）值得精读。", None),  # two numbers: neither
+], ids=["title-merged", "title-fullwidth", "title-start", "review-ben", "review-ci", "both-agree", "see-also",
+        "downstream", "issue", "gai-pr", "revert", "disagree"])
+def test_the_pr_number_is_shown_only_when_the_seed_says_it_is_this_pr(title: str, review: str,
+                                                                      number: str | None) -> None:
+    assert own_pr_number(title, review) == number
+
+
+def test_the_source_line_names_the_repository_and_pr_and_keeps_file_and_line_as_a_detail(
+        anki: AnkiCollection, tmp_path: Path) -> None:
+    entry = Entry("o/r", "为调度器引入预分配工作区 (#4412)", "本 PR 值得精读。", Path("001_x.txt"), 3, 5)
+    card = Card(entry=entry, kind=CardKind.WHY, key="why:x", prompt="预分配工作区是为了避免什么？",
+                answer="捕获期间分配显存", cue="r · 为调度器引入预分配工作区", sentence="预分配工作区以避免捕获期间分配显存",
+                line=5, verdict=Verdict.DEEP, relation=Relation.PURPOSE)
+    assert source_field(card) == 'o/r · PR #4412 · <span class="where">001_x.txt:5</span>'
+    assert "精读o/r · PR #4412 · 001_x.txt:5" in back_text(anki, tmp_path, card)
+    assert source_field(GLOSSARY_CARD) == 'o/r · <span class="where">glossary.toml:7</span>'
+
+
+def test_no_card_of_seeds_claims_a_pr_number(seeds_deck: Path) -> None:
+    """seeds/ name PRs (另外可关注 #44258, Rust 前端 PR #55842) and an issue, never their own: repository only."""
+    sources = {fields[-3] for _, fields, _, _ in read_apkg(seeds_deck)}
+    assert sources and all(s.startswith('vllm-project/vllm · <span class="where">') for s in sources), sources
