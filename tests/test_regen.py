@@ -392,6 +392,10 @@ def test_a_deck_built_before_the_readable_source_line_updates_in_place(tmp_path:
 
     monkeypatch.undo()
     monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache-of-the-new-code"))
+    plan = plan_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
+    assert len(plan.changed) == len(first.new) and not plan.new
+    # what plan says changed: the source line, as a learner reads it (the file and line are not content)
+    assert any(line.endswith("— Source: vllm-project/vllm · 000_7e666… → vllm-project/vllm") for line in plan.changed)
     build_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
     log = anki.import_apkg(out)
     assert not log.conflicting and not log.new and not log.duplicate

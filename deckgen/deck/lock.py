@@ -51,7 +51,7 @@ NID_STRIDE = 10
 # holds it in a <span class="where"> after what a learner reads (the repository and PR),
 # which is content.
 _SOURCE = "Source"
-_PROVENANCE_RE = re.compile(r'<span class="where">.*?</span>', re.S)
+_PROVENANCE_RE = re.compile(r'(?: · )?<span class="where">.*?</span>', re.S)
 FIELD_NAMES: dict[int, tuple[str, ...]] = {
     QA_MODEL_ID: tuple(name for name, _ in QA_FIELDS),
     CLOZE_MODEL_ID: tuple(name for name, _ in CLOZE_FIELDS),
