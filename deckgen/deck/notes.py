@@ -30,7 +30,7 @@ from ..curriculum.curriculum import (
 from ..curriculum.glossary import Glossary
 from ..curriculum.topics import Taxonomy
 from ..extract.findings import review_findings
-from ..text.markup import cloze_to_html, escape, to_html, without_markers
+from ..text.markup import cloze_to_html, escape, revealed, to_html
 from ..text.segment import units
 from ..types import Card, CardKind, Entry, Review
 from .lock import BuiltNote
@@ -206,11 +206,15 @@ def cloze_context(prompt: str, sentence: str) -> str:
     it has at least :data:`MIN_CONTEXT_UNITS`; empty (no 原文 line) when nothing is left.  Code
     spans are never cut.  Plain text with backticks, like *sentence*.
     """
-    text = without_markers(prompt)
-    blocks = [b for b in SequenceMatcher(None, sentence, text, autojunk=False).get_matching_blocks() if b.size >= 2]
-    if not blocks:
-        return sentence
-    start, end = blocks[0].a, blocks[-1].a + blocks[-1].size
+    text = revealed(prompt)
+    start = sentence.find(text)
+    if start >= 0:  # the usual case: the card shows a piece of the sentence as it stands
+        end = start + len(text)
+    else:  # reworded at the edges (它 → 该 PR, 但 left out): the span from the first to the last matching run
+        blocks = [b for b in SequenceMatcher(None, sentence, text, autojunk=False).get_matching_blocks() if b.size >= 2]
+        if not blocks:
+            return sentence
+        start, end = blocks[0].a, blocks[-1].a + blocks[-1].size
     for span in _CODE_SPAN_RE.finditer(sentence):  # the shown part takes in a code span it cuts
         if span.start() < start < span.end():
             start = span.start()
