@@ -368,3 +368,39 @@ def test_check_and_plan_use_the_same_taxonomy_as_the_build(tmp_path: Path, runne
     assert "no change, deck version 1" in plan.stdout
     other = runner.invoke(cli, ["build", "--check", str(seeds), "-o", str(out)])
     assert other.exit_code == 1 and "a build would make deck version 2" in other.stderr
+
+
+def test_a_deck_built_before_the_readable_source_line_updates_in_place(tmp_path: Path, anki: AnkiCollection,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #22 changed every note's Source (repository and PR, the file and line a detail) and made what a learner
+    reads of it content: the first rebuild re-dates every note once, and Anki updates each in place, reviews kept."""
+    from deckgen.deck import lock, notes
+    from deckgen.text.markup import escape
+
+    out = tmp_path / "deck.apkg"
+    # The fields and content hash as deckgen made them before: "repo · file:line", all of it provenance.
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache-of-the-old-code"))
+    monkeypatch.setattr(notes, "source_field", lambda card: escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"))
+    monkeypatch.setattr(lock, "content_fields", lambda model, fields: {
+        k: v for k, v in named_fields(model, fields).items() if k != "Source"})
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=T0))
+    first = anki.import_apkg(out)
+    cid = anki.col.find_cards("tag:kind::why")[0]
+    answer_good(anki, cid)
+    state = card_state(anki, cid)
+    assert "<span" not in anki.col.get_card(cid).note()["Source"]
+
+    monkeypatch.undo()
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(tmp_path / "cache-of-the-new-code"))
+    plan = plan_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
+    assert len(plan.changed) == len(first.new) and not plan.new
+    # what plan says changed: the source line, as a learner reads it (the file and line are not content)
+    assert any(line.endswith("— Source: vllm-project/vllm · 000_7e666… → vllm-project/vllm") for line in plan.changed)
+    build_deck([SEEDS], out, options=BuildOptions(timestamp=T1))
+    log = anki.import_apkg(out)
+    assert not log.conflicting and not log.new and not log.duplicate
+    assert len(log.updated) == len(first.new)
+    anki.reopen()
+    assert card_state(anki, cid) == state and anki.col.db.scalar("select count() from revlog") == 1
+    sources = {anki.col.get_note(nid)["Source"] for nid in anki.col.find_notes("")}
+    assert all(s.startswith('vllm-project/vllm · <span class="where">') for s in sources)

@@ -47,8 +47,11 @@ _NOTES_PER_CHUNK = 1000
 NID_STRIDE = 10
 """Note ids step by 10 ms so a note's card ids (note id + ordinal) never meet another note's."""
 # Provenance (file name and line) is not content: moving or reordering
-# entries must not re-date notes and overwrite what users did in Anki.
-_NOT_CONTENT = "Source"
+# entries must not re-date notes and overwrite what users did in Anki.  The Source field
+# holds it in a <span class="where"> after what a learner reads (the repository and PR),
+# which is content.
+_SOURCE = "Source"
+_PROVENANCE_RE = re.compile(r'(?: · )?<span class="where">.*?</span>', re.S)
 FIELD_NAMES: dict[int, tuple[str, ...]] = {
     QA_MODEL_ID: tuple(name for name, _ in QA_FIELDS),
     CLOZE_MODEL_ID: tuple(name for name, _ in CLOZE_FIELDS),
@@ -89,11 +92,18 @@ def _json_int(value: int | None) -> str:
 _STABLE_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
 
+def content_fields(model: int, fields: Sequence[str]) -> dict[str, str]:
+    """A note's fields by name, minus provenance (the seed file and line in Source)."""
+    named = named_fields(model, fields)
+    source = named.get(_SOURCE)
+    if source:
+        named[_SOURCE] = _PROVENANCE_RE.sub("", source)
+    return named
+
+
 def content_hash(model: int, fields: Sequence[str], tags: Sequence[str]) -> str:
     """What users see of a note, minus provenance: a change here re-dates the note."""
-    named = named_fields(model, fields)
-    named.pop(_NOT_CONTENT, None)
-    return short_hash(_STABLE_JSON([model, named, sorted(tags)]), 16)
+    return short_hash(_STABLE_JSON([model, content_fields(model, fields), sorted(tags)]), 16)
 
 
 @dataclass(frozen=True)

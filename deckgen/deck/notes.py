@@ -15,6 +15,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from ..curriculum.curriculum import (
 from ..curriculum.glossary import Glossary
 from ..curriculum.topics import Taxonomy
 from ..extract.findings import review_findings
-from ..text.markup import cloze_to_html, escape, to_html
+from ..text.markup import cloze_to_html, escape, revealed, to_html
+from ..text.segment import units
 from ..types import Card, CardKind, Entry, Review
 from .lock import BuiltNote
 from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
@@ -146,13 +148,84 @@ def card_tags(card: Card) -> list[str]:
 
 
 def note_fields(card: Card) -> list[str]:
-    """Field values in note-type order (see :mod:`deckgen.deck.notetypes`), all HTML-escaped."""
-    verdict = GLOSSARY_LABEL if card.kind == CardKind.GLOSSARY else card.verdict.label
-    shared = [_escape(card.cue), _escape(card.entry.title), _to_html(card.sentence),
-              _escape(f"{card.entry.repo} · {card.entry.path.name}:{card.line}"), _escape(verdict), ""]
-    if card.kind == CardKind.CLOZE:
+    """Field values in note-type order (see :mod:`deckgen.deck.notetypes`), all HTML-escaped.
+
+    A glossary card belongs to no PR: its Summary is empty, so its back has no line labelled
+    PR, and the templates label its Sentence (the term's meaning) 释义 instead of 原文; its
+    Verdict says 术语表.
+    """
+    glossary = card.kind == CardKind.GLOSSARY
+    cloze = card.kind == CardKind.CLOZE
+    verdict = GLOSSARY_LABEL if glossary else card.verdict.label
+    sentence = _to_html(cloze_context(card.prompt, card.sentence) if cloze else card.sentence)
+    shared = [_escape(card.cue), "" if glossary else _escape(card.entry.title), sentence, source_field(card),
+              _escape(verdict), ""]
+    if cloze:
         return [cloze_to_html(card.prompt), *shared]
     return [to_html(card.prompt), to_html(card.answer), *shared]
+
+
+def source_field(card: Card) -> str:
+    """Where *card* comes from, for a learner: the repository and the PR's number when the seed names it
+    (:func:`own_pr_number`), then the seed file and line as a smaller detail (``<span class="where">``,
+    provenance, not content: see :func:`deckgen.deck.lock.content_fields`)."""
+    entry = card.entry
+    number = None if card.kind == CardKind.GLOSSARY else own_pr_number(entry.title, entry.review)
+    head = f"{entry.repo} · PR #{number}" if number else entry.repo
+    return f'{_escape(head)} · <span class="where">{_escape(f"{entry.path.name}:{card.line}")}</span>'
+
+
+# A review names other PRs and issues too (另见 #1234, 下游组件（如 Rust 前端 PR #55842）, Issue #52330), so a
+# number is this PR's only where the text says so: a summary ending in "(#4412)", as GitHub titles merged PRs,
+# or starting with "#4412" or "PR #4412"; a review saying 本 PR（#4412） or 此 PR #4412.  Not 该 PR, which
+# can mean a PR just mentioned.
+_TITLE_PR_RE = re.compile(r"[(（]\s*#(\d{1,7})\s*[)）]\s*[。.]?\s*$|^\s*(?:PR\s*)?#(\d{1,7})(?!\d)")
+_REVIEW_PR_RE = re.compile(r"(?:本|此)\s*PR\s*[(（]?\s*#(\d{1,7})(?!\d)")
+
+
+@lru_cache(maxsize=1024)  # the same entry for each of its cards
+def own_pr_number(title: str, review: str) -> str | None:
+    """The number of the PR a seed entry reviews, when its summary or review names it unambiguously."""
+    found = {n for m in _TITLE_PR_RE.finditer(title) for n in m.groups() if n}
+    found.update(_REVIEW_PR_RE.findall(review))
+    return found.pop() if len(found) == 1 else None
+
+
+MIN_CONTEXT_UNITS = 4
+"""Less of the source sentence than this beyond a cloze's text (它, 但, 此外，) is not worth a 原文 line."""
+_CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
+_LEADING_PUNCT = "，,。；;：:、 "
+_TRAILING_PUNCT = "，,；;：:、 "
+
+
+def cloze_context(prompt: str, sentence: str) -> str:
+    """What a cloze card's source *sentence* adds to the card's own text (*prompt*, its gaps revealed).
+
+    A cloze's text is most of its sentence, so the 原文 line shows only the rest: the words
+    before and after the part the card shows, ``…`` standing for that part, and each only when
+    it has at least :data:`MIN_CONTEXT_UNITS`; empty (no 原文 line) when nothing is left.  Code
+    spans are never cut.  Plain text with backticks, like *sentence*.
+    """
+    text = revealed(prompt)
+    start = sentence.find(text)
+    if start >= 0:  # the usual case: the card shows a piece of the sentence as it stands
+        end = start + len(text)
+    else:  # reworded at the edges (它 → 该 PR, 但 left out): the span from the first to the last matching run
+        blocks = [b for b in SequenceMatcher(None, sentence, text, autojunk=False).get_matching_blocks() if b.size >= 2]
+        if not blocks:
+            return sentence
+        start, end = blocks[0].a, blocks[-1].a + blocks[-1].size
+    for span in _CODE_SPAN_RE.finditer(sentence):  # the shown part takes in a code span it cuts
+        if span.start() < start < span.end():
+            start = span.start()
+        if span.start() < end < span.end():
+            end = span.end()
+    before, after = sentence[:start].rstrip(_TRAILING_PUNCT), sentence[end:].lstrip(_LEADING_PUNCT)
+    before = before if units(before) >= MIN_CONTEXT_UNITS else ""
+    after = after if units(after) >= MIN_CONTEXT_UNITS else ""
+    if not before and not after:
+        return ""
+    return f"{before}…{after}"
 
 
 def model_id(card: Card) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 
-from ..deck.lock import Change, LockedNote, named_fields
+from ..deck.lock import Change, LockedNote, content_fields, named_fields
 from ..deck.notetypes import CLOZE_MODEL_ID, CLOZE_MODEL_NAME, QA_MODEL_NAME
 from ..deck.package import OBSOLETE_TAG, apkg_bytes
 from ..options import DEFAULT_OUTPUT, DEFAULT_SOURCES, BuildOptions
@@ -190,12 +190,12 @@ def _describe(note: LockedNote) -> str:
 
 
 def _describe_change(change: Change) -> str:
-    before = named_fields(change.before.model, change.before.fields)
-    after = named_fields(change.after.model, change.after.fields)
+    before = content_fields(change.before.model, change.before.fields)
+    after = content_fields(change.after.model, change.after.fields)
     if change.before.obsolete:
         return f"{_describe(change.after)} (its source is back)"
     for name, value in after.items():
-        if name != "Source" and before.get(name) != value:
+        if before.get(name) != value:
             old, new = (_short(_text(v), _VALUE_WIDTH) for v in (before.get(name, ""), value))
             return f"{_describe(change.after)} — {name}: {old} → {new}"
     return f"{_describe(change.after)} — tags: {' '.join(change.after.tags)}"

@@ -34,6 +34,7 @@ _DELETION_RE = re.compile("\ue000(\\d+)\ue001(.*?)\ue002", re.DOTALL)
 _MARKER_CHARS_RE = re.compile("[\ue000-\ue002]")
 # A C-level replacement: an r"\1" template is expanded in Python for every match.
 _GROUP_1 = methodcaller("group", 1)
+_GROUP_2 = methodcaller("group", 2)
 
 
 def deletion(ordinal: int, body: str) -> str:
@@ -46,6 +47,13 @@ def deletions(text: str) -> list[tuple[int, str]]:
     if DELETION_OPEN not in text:  # most texts (every Q/A card) have none: skip the regex
         return []
     return [(int(m.group(1)), m.group(2)) for m in _DELETION_RE.finditer(text)]
+
+
+def revealed(text: str) -> str:
+    """Marked *text* with its deletions filled in: their bodies, without markers or ordinals."""
+    if DELETION_OPEN not in text:
+        return text
+    return _DELETION_RE.sub(_GROUP_2, text)
 
 
 def without_markers(text: str) -> str:
@@ -132,7 +140,7 @@ def cloze_to_html(text: str) -> str:
     return "".join(out)
 
 
-_OWN_TAGS = r"</?code>|</?b>|<span></span>"
+_OWN_TAGS = r'</?code>|</?b>|<span></span>|<span class="where">|</span>'
 _OWN_MARKUP_RE = re.compile(_OWN_TAGS)
 _OWN_CLOZE_MARKUP_RE = re.compile(rf"{_OWN_TAGS}|\{{\{{c\d+::|\}}\}}")
 
@@ -141,7 +149,8 @@ def sanitize_html(value: str, *, cloze: bool = False) -> str:
     """Field HTML that deckgen once wrote, read back from elsewhere (the lock file), made safe again.
 
     Only deckgen's own markup survives (``<code>``, ``<b>``, the MathJax-breaking
-    ``<span></span>`` and, in a cloze field, ``{{cN::…}}``); everything between
+    ``<span></span>``, the source line's ``<span class="where">`` and, in a cloze
+    field, ``{{cN::…}}``); everything between
     is decoded and escaped anew.  For fields deckgen wrote this is the identity;
     an edited lock file cannot smuggle markup onto a card.
     """

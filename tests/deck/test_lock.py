@@ -33,16 +33,17 @@ from deckgen.errors import DeckgenError
 
 T = 1_700_000_000
 TYPES = fingerprints()
+SOURCE = 'o/r · <span class="where">a.txt:3</span>'
 
 
 def qa(key: str, question: str, answer: str, pr: str = "o/r#aaaa", kind: str = "why", summary: str = "为调度器引入预分配工作区",
-       source: str = "o/r · a.txt:3", tags: tuple[str, ...] = ("deckgen", "repo::o::r")) -> BuiltNote:
+       source: str = SOURCE, tags: tuple[str, ...] = ("deckgen", "repo::o::r")) -> BuiltNote:
     fields = (question, answer, "r · 为调度器引入预分配工作区", summary, f"原句：{answer}", source, "精读", "")
     return BuiltNote(pr, key, kind, QA_MODEL_ID, genanki.guid_for("test", pr, key), fields, tags)
 
 
 def cloze(key: str, text: str, pr: str = "o/r#aaaa") -> BuiltNote:
-    fields = (text, "r · 为调度器引入预分配工作区", "为调度器引入预分配工作区", "句子", "o/r · a.txt:3", "精读", "")
+    fields = (text, "r · 为调度器引入预分配工作区", "为调度器引入预分配工作区", "句子", SOURCE, "精读", "")
     return BuiltNote(pr, key, "cloze", CLOZE_MODEL_ID, genanki.guid_for("test", pr, key), fields, ("deckgen",))
 
 
@@ -91,10 +92,18 @@ def test_a_change_is_dated_after_everything_in_the_lock_even_when_the_clock_is_b
 def test_moving_an_entry_is_not_a_change() -> None:
     """The source location (file, line) is provenance: a move must not re-date notes and overwrite users' edits."""
     lock = first_lock()
-    moved = [replace(n, fields=tuple("o/r · b.txt:40" if f == "o/r · a.txt:3" else f for f in n.fields)) for n in DECK]
+    moved = [replace(n, fields=tuple(f.replace("a.txt:3", "b.txt:40") for f in n.fields)) for n in DECK]
     update = reconcile(lock, list(reversed(moved)), TYPES, now=T + 10)
     assert update.noop and not update.changed
     assert update.lock.to_text() == lock.to_text()
+
+
+def test_the_repository_and_pr_on_the_source_line_are_content() -> None:
+    """What a learner reads on the source line reaches users; only the file and line are provenance."""
+    lock = first_lock()
+    numbered = [replace(n, fields=tuple(f.replace("o/r · ", "o/r · PR #4412 · ") for f in n.fields)) for n in DECK]
+    update = reconcile(lock, numbered, TYPES, now=T + 10)
+    assert len(update.changed) == len(DECK) and not update.noop
 
 
 def test_a_tag_change_is_a_change() -> None:

@@ -50,7 +50,7 @@ def test_fields_are_escaped_html() -> None:
     question, answer, cue, summary, sentence, source, verdict, status = note_fields(CARD)
     assert answer == "<code>a&lt;b&gt;</code>"
     assert summary == "为调度器引入预分配工作区"
-    assert source == "o/r · s.txt:5" and verdict == "精读" and status == ""
+    assert source == 'o/r · <span class="where">s.txt:5</span>' and verdict == "精读" and status == ""
 
 
 def test_tags_are_hierarchical_without_spaces() -> None:

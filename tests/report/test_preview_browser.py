@@ -57,7 +57,7 @@ def test_one_rendered_card_per_deck_card_and_no_errors(browser: Browser, page: t
         a.querySelector('.dg-front > .card .cue').innerText.trim() &&
         a.querySelector('.dg-front > .card').offsetHeight > 0 &&
         a.querySelector('.dg-back > .card hr#answer') &&
-        a.querySelector('.dg-back > .card .summary').textContent.trim()).length""")
+        a.querySelector('.dg-back > .card .meta .source').textContent.trim()).length""")
     assert rendered == browser.evaluate("document.querySelectorAll('article.dg-card').length") == cards > 0
     assert browser.evaluate("document.getElementById('dg-count').textContent") == f"{cards} / {cards}"
     shot = browser.screenshot(folder / "preview.png")

@@ -14,6 +14,7 @@ from deckgen.text.markup import (
     deletion,
     deletions,
     escape,
+    revealed,
     strip_markdown,
     to_html,
 )
@@ -46,6 +47,12 @@ def test_deckgen_deletions_become_clozes_corpus_syntax_does_not() -> None:
     assert html.startswith("用 {{c1::<code>lru_cache</code>}} 复用")
     assert "{{c2::" not in html
     assert cloze_plain(text, style="blank") == "用 […] 复用；原文里的 {{c2::伪造}} 不算"
+
+
+def test_revealed_fills_the_gaps_in() -> None:
+    text = "用 " + deletion(1, "`lru_cache`") + " 实现" + deletion(12, "复用") + "；原文里的 {{c2::伪造}} 不算"
+    assert revealed(text) == "用 `lru_cache` 实现复用；原文里的 {{c2::伪造}} 不算"
+    assert revealed("无空") == "无空"
 
 
 def _escape_in_four_passes(text: str) -> str:
