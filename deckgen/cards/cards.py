@@ -37,6 +37,7 @@ MAX_STEP_DELETIONS = 3
 TEMPLATES: dict[str, tuple[str, ...]] = {
     "definition": ("「{x}」具体是什么做法？", "「{x}」指的是怎样的设计？", "「{x}」是怎么做的？"),
     "frame": ("该 PR 的{x}是什么？", "该 PR 采取的{x}是什么？"),
+    "frame_how": ("该 PR 具体怎样{c}？", "该 PR 是怎样{c}的？"),
     "contrast": ("没有{y}，而是采用了什么做法？", "不是「{y}」，而是怎么做的？"),
     "contrast_thing": ("用什么替代了「{y}」？", "选用了什么，而非「{y}」？"),
     "contrast_about": ("{p}不再{y}，而是怎么做？", "{p}没有{y}，而是怎么做的？"),
@@ -155,9 +156,11 @@ class CardMaker:
         self.gaps: dict[tuple[str, str], list[Fact]] = {}
         """(clause, its sentence) → facts offered as cloze gaps in that clause."""
 
-    def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, **slots: str) -> None:
+    def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, phrasing: str = "",
+           **slots: str) -> None:
+        """Offer a question/answer card of *family* (its key), phrased by the templates of *phrasing* or *family*."""
         key = f"{kind.value}:{family}:{norm(anchor)}"
-        options = TEMPLATES[family]
+        options = TEMPLATES[phrasing or family]
         x = slots.get("x", "")
         # "为什么要引入了 X", "为什么要不是…", "为什么要新请求的 grammar 被提交…" read wrong: only a bare verb phrase fits.
         if "了" in x or x.startswith(("不", "没")) or not self.opens_with_verb(x):
@@ -242,7 +245,12 @@ class CardMaker:
         if rel == Relation.DEFINITION:
             frame = _FRAME_LABEL.fullmatch(x)
             if frame:  # "核心思路是 X": the review says what X is to the PR
-                self.qa(fact, CardKind.DECISION, "frame", y, x, x=_FRAME_WORDS.get(x, x))
+                # "该 PR 的思路是什么？" is vague: ask how it did what its summary says, where that is a short verb phrase.
+                done = self.summary_action()
+                if done:
+                    self.qa(fact, CardKind.DECISION, "frame", y, x, phrasing="frame_how", c=done)
+                else:
+                    self.qa(fact, CardKind.DECISION, "frame", y, x, x=_FRAME_WORDS.get(x, x))
                 return
             self.qa(fact, CardKind.DECISION, "definition", y, x, x=x)
         elif rel == Relation.CONTRAST:
@@ -261,12 +269,13 @@ class CardMaker:
         elif rel == Relation.PURPOSE:
             family = "ease" if fact.marker in ("便于", "方便", "以便于") else "purpose"
             self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
-            if not is_generic(y):
+            if not is_generic(y) and not _NOT_DOING.match(x):
                 self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
         elif rel == Relation.AVOID:
             family = "eliminate" if fact.verb == "消除" else "avoid"
             self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
-            self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
+            if not _NOT_DOING.match(x):  # "为避免两份模型数据，怎么做？→ 不再额外拷贝一份": no how, only its negation
+                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
             self.relation_cloze(fact, y)
         elif rel == Relation.RESULT:
             x = "该 PR" if is_self_reference(x) else x
@@ -304,7 +313,8 @@ class CardMaker:
                 verb = y[: len(verb) + 1]
             if verb.endswith(("成", "为")) and units(y) - units(verb) >= 2:  # 把 X 拆成 Y: ask for Y
                 self.qa(fact, CardKind.HOW, "action_into", y[len(verb):].strip(), x, a=agent, x=x, v=verb)
-            elif verb.endswith(("到", "在", "进", "至")) and units(y) - units(verb) >= 2:
+            elif verb.endswith(("到", "在", "进", "至")) and units(y) - units(verb) >= 2 \
+                    and not _GOES_ON.search(y[len(verb):]):  # 收敛到一次并跨层缓存: not a place, two steps
                 family = "action_amount" if verb.startswith(_CHANGE_IN_AMOUNT) else "action_where"
                 self.qa(fact, CardKind.HOW, family, y[len(verb):].strip(), x, a=agent, x=x, v=verb)
             else:
@@ -323,6 +333,15 @@ class CardMaker:
                 return  # "用什么作为默认？": a role that names nothing specific asks nothing
             self.qa(fact, CardKind.NAME, "role_who", x, y, y=y)
             self.qa(fact, CardKind.WHY, "role_what", y, x, x=x)
+
+    def summary_action(self) -> str:
+        """The PR summary's first clause when it is a short verb phrase ("放宽 CuPy 依赖约束"), else ''."""
+        first = _FIRST_CLAUSE_END.split(self.review.entry.title.strip().rstrip("。.！!"), maxsplit=1)[0].strip()
+        first = first.split("：")[0].split(":")[0].strip()
+        tokens = [t for t in self.seg.tokenize(first) if t.text.strip()]
+        if not tokens or tokens[0].protected or not 4 <= units(first) <= 16:
+            return ""
+        return first if self.seg.pos(tokens[0].text).startswith("v") or tokens[0].text in ("为", "把", "将", "让") else ""
 
     def in_summary(self, text: str) -> bool:
         """Whether a word of *text* that is not Chinese (JSON, a code name) is in the PR summary."""
@@ -389,6 +408,8 @@ _WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被"
 _BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 _CODE_SPAN = re.compile(r"`[^`]+`")
+_NOT_DOING = re.compile(r"^(?:不再|不|无需|不必|没有|避免|防止)")
+_GOES_ON = re.compile(r"并|再|然后|同时")
 _COMPLEMENTS = ("到", "在", "进", "至", "成", "为")
 _CHANGE_IN_AMOUNT = ("降", "减", "缩", "升", "增", "提", "压", "扩")
 _FRAME_LABEL = re.compile(r"(?:核心|关键|主要|整体)?(?:思路|做法|设计决策|决策|修复方式|处理方式|解决方式|处理思路|修复思路|方案|处理|修复)")

@@ -53,6 +53,8 @@ _LONGEST_EXPLANATION = 42
 _CLAUSE_RUN_RE = re.compile(r"[^，,]+")
 _WHY_OPENER_RE = re.compile(r"(?:以|为了|为|用于|从而|进而|确保|保证|使|让|避免|防止|便于|因为|由于|因此|所以|于是|这样|这是|既|也|无需|"
                              r"不必|不再需要|减少|降低|提升)")
+_STEP_RE = re.compile(r"第[一二三四五六七八九十]遍|第[一二三四五六七八九十]步|首先|先")
+_PROBLEM_RE = re.compile(r"只能|无法|不得不|导致")
 _CONSEQUENCE_RE = re.compile(r"^\s*(?:于是|因此|所以|从而)\s*")
 _REFERENCE_RE = re.compile(r"(?:现场|直接|再|并)?(?:把|将)?(?:前者|后者|上述)")
 _DECISION_VERB_RE = re.compile(r"(?:新增|引入|改为|改成|改用|采用|加入|增加|统一|把|将|用|让|直接)")
@@ -133,7 +135,8 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
     name, body = _named_part(unit, text)
     if name:
         explanation = _explanation(body)
-        if explanation:
+        # "合并层的 scale 统一：各分片 scale 不同时只能循环调用 X" says what went wrong, not what the decision does.
+        if explanation and not _PROBLEM_RE.search(explanation):
             # How the review named it: a bold heading and "名称——说明" are the author's own names.
             how = "heading" if unit.heading else "——" if text[len(name):].lstrip().startswith("——") else "："
             facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker=how, name=name))
@@ -256,8 +259,12 @@ def _explanation(body: str) -> str:
     # The clauses of the first sentence that say how, up to one that says why (以/从而/确保 …) or a length a card holds.
     for a, b in spans[1:]:
         following = sentence[a:b].strip()
-        if _EXPLANATION_END_RE.match(following) or _WHY_OPENER_RE.match(following) or units(body[start:b]) > _LONGEST_EXPLANATION:
+        if _EXPLANATION_END_RE.match(following) or _WHY_OPENER_RE.match(following):
             break
+        if units(body[start:b]) > _LONGEST_EXPLANATION:
+            # Cut for length, the answer would stop mid-procedure ("第一遍…，第二遍利用收集到的节点" without what
+            # the second pass does): a learner rates that worse than no card.
+            return "" if _STEP_RE.search(body[start:end]) else clean(body[start:end])
         end = b
     return clean(body[start:end])
 

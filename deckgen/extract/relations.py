@@ -52,6 +52,8 @@ _ZHEYANG = frozenset({"这样"})
 _PARTIAL_LEFT = re.compile(r"^\s*(?:并且|并|再|使得|使|让)")
 """A clause before an effect that is only the last step of a longer one ("…折叠成一个算子，并在 X 中替换，使…"),
 or an effect itself: what it leads to is not its own doing."""
+_NOT_DOING = re.compile(r"^(?:不再|不|无需|不必|没有)")
+_NEXT_STEP = frozenset({"再", "并", "然后", "随后"})
 _REJECTED_OPTION = re.compile(r"^\s*(?:而)?(?:非|不是|并非|不|没有)")
 
 _PRONOUN_ARG = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
@@ -138,6 +140,11 @@ class RelationFinder:
         """
         a, b = span.previous_clause(m) if span.at_clause_start(m) else (span.clause_start(m), m)
         left = clean(span.cut(a, b))
+        if span.at_clause_start(m) and _NOT_DOING.match(left) and a > 0:
+            # "把数据直接包装成缓冲区，不再额外拷贝一份，避免两份数据": what avoids it is the step taken
+            c, d = span.previous_clause(a)
+            if d > c and not _NOT_DOING.match(clean(span.cut(c, d))):
+                return clean(span.cut(c, d))
         if left.startswith(_OTHERWISE) and a > 0:
             c, d = span.previous_clause(a)
             left = clean(span.cut(c, d)) + "，" + left
@@ -493,7 +500,7 @@ class RelationFinder:
     def _role_noun(self, detail: str) -> str:
         """The role itself: "作为新的元数据 `x` 写进 GGUF" casts the thing as "新的元数据 `x`", then says more."""
         tokens = self.seg.tokenize(detail)
-        cut = next((t.start for t in tokens[1:] if self.is_verb(t) and t.text not in ("的",)), None)
+        cut = next((t.start for t in tokens[1:] if self.is_verb(t) or t.text in _NEXT_STEP), None)
         return clean(detail[:cut]) if cut else detail
 
     def _simple(self, span: Span, used: set[int], relation: Relation,

@@ -167,14 +167,19 @@ def _sentence_end(text: str, start: int) -> int:
                 depth.append(_OPENERS[ch])
             elif depth and ch == depth[-1]:
                 depth.pop()
-            elif ch in _SENTENCE_END and not depth:
+            elif ch in _SENTENCE_END and not depth and not _in_an_operator(text, match.start()):
                 return match.end()
     return len(text)
 
 
+def _in_an_operator(text: str, i: int) -> bool:
+    """Whether the ASCII ! or ? at *i* is part of code (``!=``, ``?:``, ``a?.b``), not the end of a sentence."""
+    return text[i] in "!?" and i + 1 < len(text) and text[i + 1] in "=:.!?"
+
+
 def _sentence_start(text: str, end: int) -> int:
     i = end
-    while i > 0 and text[i - 1] not in _SENTENCE_END:
+    while i > 0 and (text[i - 1] not in _SENTENCE_END or _in_an_operator(text, i - 1)):
         i -= 1
     return i
 

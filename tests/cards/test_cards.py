@@ -54,3 +54,32 @@ def test_no_template_dominates_the_seeds_deck() -> None:
              if c.kind not in (CardKind.CLOZE, CardKind.GLOSSARY)]  # glossary cards share one frame by design
     frames = Counter(c.key.split(":")[1] for c in cards)
     assert frames.most_common(1)[0][1] <= 0.4 * len(cards)
+
+
+def _cards_of(title: str, review: str) -> list[tuple[str, str, str]]:
+    from pathlib import Path
+
+    from deckgen.types import Entry
+
+    entry = Entry("o/widget", title, review, Path("s.txt"), 1, 2)
+    return [(c.kind.value, c.prompt, c.answer) for c in make_cards(extract_review(entry))]
+
+
+def test_a_frame_question_asks_how_the_pr_did_what_its_summary_says() -> None:
+    cards = _cards_of("放宽 CuPy 依赖约束，仅排除坏版本", "值得快速浏览。思路是用 != 精确排除坏版本、待上游修复后立即放开。")
+    assert ("decision", "该 PR 具体怎样放宽 CuPy 依赖约束？", "用 != 精确排除坏版本、待上游修复后立即放开") in cards \
+        or ("decision", "该 PR 是怎样放宽 CuPy 依赖约束的？", "用 != 精确排除坏版本、待上游修复后立即放开") in cards
+    assert not [c for c in cards if "思路是什么" in c[1]]
+
+
+def test_what_avoids_a_problem_is_the_step_taken_not_what_is_no_longer_done() -> None:
+    review = "值得精读。借助统一内存，把 `mmap` 得到的模型数据直接包装成 Metal 缓冲区，不再额外拷贝一份权重，避免内存中出现两份模型数据。"
+    answers = [a for kind, _, a in _cards_of("在 Apple 芯片上加入 Metal 推理", review) if kind == "how"]
+    assert "把 `mmap` 得到的模型数据直接包装成 Metal 缓冲区" in answers
+    assert "不再额外拷贝一份权重" not in answers
+
+
+def test_where_a_thing_was_moved_is_asked_only_of_a_place() -> None:
+    review = "值得精读。热路径中，该 PR 把多层共享的元数据计算收敛到一次并跨层缓存。"
+    cards = _cards_of("支持推测解码与上下文并行组合", review)
+    assert not [c for c in cards if c[1].endswith(("哪里？", "什么地方？"))]

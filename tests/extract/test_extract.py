@@ -84,3 +84,31 @@ def test_shouxian_qici_zuihou(reviews) -> None:  # type: ignore[no-untyped-def]
     found = relations(reviews[3])
     assert ("means", "serde 的 `deny_unknown_fields`", "拒绝未知字段") in found
     assert "`ConfigLoader::load`" in terms(reviews[3])
+
+
+def _facts(review: str) -> list[tuple[str, str, str]]:
+    from pathlib import Path
+
+    from deckgen.extract.extract import extract_review
+    from deckgen.types import Entry
+
+    entry = Entry("o/widget", "统一合并层的权重 scale", review, Path("s.txt"), 1, 2)
+    return [(f.relation.value, f.subject, f.detail) for f in extract_review(entry).facts]
+
+
+def test_a_named_decision_explained_by_its_problem_gives_no_definition() -> None:
+    review = "值得精读。1. **scale 统一**: 各分片 scale 不同时只能循环调用 `torch._scaled_mm`。"
+    assert not [f for f in _facts(review) if f[0] == "definition"]
+
+
+def test_a_procedure_cut_for_length_gives_no_definition() -> None:
+    review = ("值得精读。1. **两遍算法**: 第一遍沿用原有的前缀匹配与插入逻辑，第二遍利用第一遍收集到的全部节点，"
+              "在恰好等于 split size 整数倍的位置再切分一次并返回该节点。")
+    assert not [f for f in _facts(review) if f[0] == "definition"]
+
+
+def test_a_proposal_the_author_adopted_is_a_decision() -> None:
+    review = ("值得精读。1. **scale 统一**: 各分片 scale 不同时只能循环调用 `torch._scaled_mm`；"
+              "评审中有人提出取各分片 scale 的最大值作为公共 scale、再按比例重新量化各分片，作者采纳； "
+              "2. **权重转置**: 权重在加载后转置，以满足布局要求。")
+    assert ("role", "取各分片 scale 的最大值", "公共 scale") in _facts(review)

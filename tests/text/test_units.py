@@ -58,3 +58,11 @@ def test_last_item_ends_with_its_sentence() -> None:
     plain, bold = strip_bold("要点：1) 甲；2) 乙。后面是普通句子。")
     units = split_units(plain, bold)
     assert [u.text for u in units] == ["要点", "甲", "乙", "后面是普通句子"]
+
+
+def test_an_operator_does_not_end_a_sentence() -> None:
+    from deckgen.text.units import split_units
+
+    texts = [u.text for u in split_units("用 != 精确排除坏版本。它可用 a?.b 访问！接着说明。", frozenset())]
+    assert texts[0] == "用 != 精确排除坏版本"
+    assert len(texts) == 3
