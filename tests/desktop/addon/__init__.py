@@ -17,7 +17,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Generator
+from typing import Any, Generator
 
 JOB_PATH = os.environ.get("DECKGEN_DESKTOP_JOB")
 
