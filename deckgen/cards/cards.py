@@ -13,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+import tomllib
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
 from ..extract.extract import extract_review
+from ..files.datadir import data_dir
 from ..text.clauses import PRONOUN_RE, is_self_reference
 from ..text.markup import deletion
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
@@ -32,51 +34,12 @@ gaps (the chosen option, what was avoided)."""
 MAX_STEP_DELETIONS = 3
 """Deletions of one cloze note over a procedure (首先…其次…最后): each step blanked in turn, the others visible."""
 
-# Question templates: {x} the chosen option / means, {y} the effect / alternative,
-# {v} the verb as written.  Each list is one relation-direction; 2–3 phrasings each.
 TEMPLATES: dict[str, tuple[str, ...]] = {
-    "definition": ("「{x}」具体是什么做法？", "「{x}」指的是怎样的设计？", "「{x}」是怎么做的？"),
-    "frame": ("该 PR 的{x}是什么？", "该 PR 采取的{x}是什么？"),
-    "frame_how": ("该 PR 具体怎样{c}？", "该 PR 是怎样{c}的？"),
-    "contrast": ("没有{y}，而是采用了什么做法？", "不是「{y}」，而是怎么做的？"),
-    "contrast_thing": ("用什么替代了「{y}」？", "选用了什么，而非「{y}」？"),
-    "contrast_about": ("{p}不再{y}，而是怎么做？", "{p}没有{y}，而是怎么做的？"),
-    "contrast_moved": ("{p}没有{y}，而是怎么处理的？", "{p}不是{y}，而是怎么处理？"),
-    "migrate": ("从「{y}」迁移到了什么？", "「{y}」被换成了什么？"),
-    "purpose_why": ("{x}，目的是什么？", "为什么要{x}？", "{x}是为了什么？"),
-    "purpose_how": ("为了{y}，该 PR 怎么做？", "该 PR 如何做到{y}？"),
-    "avoid_why": ("{x}，是为了避免什么？", "{x}可以避免什么问题？"),
-    "avoid_how": ("为避免{y}，该 PR 怎么做？", "该 PR 如何避免{y}？"),
-    "eliminate_why": ("{x}，消除了什么？", "{x}最终消除了什么问题？"),
-    "eliminate_how": ("靠什么消除了{y}？", "怎样做消除了{y}？"),
-    "ease_why": ("{x}，是为了方便什么？", "{x}便于什么？"),
-    "ease_how": ("为了便于{y}，该 PR 怎么做？", "怎样做便于{y}？"),
-    "ensure_why": ("{x}，{v}了什么？", "{x}{v}了什么？"),
-    "ensure_how": ("怎样做{v}了{y}？", "该 PR 如何{v}{y}？"),
-    "effect_why": ("{x}起什么作用？", "{x}的效果是什么？"),
-    "effect_how": ("怎样做能让{y}？", "该 PR 怎么做才让{y}？"),
-    "result_why": ("{x}，最终带来了什么？", "{x}的结果是什么？"),
-    "result_how": ("怎样做才能{y}？", "该 PR 怎么做，从而{y}？"),
-    "means_code": ("靠什么{y}？", "用什么{y}？"),
-    "means_how": ("{p}{m}什么{y}？", "{p}靠什么{y}？"),
-    "agent_how": ("什么{y}？", "由什么{y}？"),
-    "means_what": ("{m}{x}{v}什么？", "{m}{x}来{v}什么？"),
-    "action_what": ("{a}把{x}怎么处理？", "{a}对{x}做了什么处理？"),
-    "action_into": ("{a}把{x}{v}了什么？", "{a}把{x}{v}的是什么？"),
-    "action_where": ("{a}把{x}{v}哪里？", "{a}把{x}{v}了什么地方？"),
-    "action_amount": ("{a}把{x}{v}了多少？", "{a}把{x}{v}什么程度？"),
-    "action_who": ("什么把{x}{y}？", "由什么把{x}{y}？"),
-    "benefit_what": ("{x}有什么好处？", "{x}带来的收益是什么？"),
-    "cost_what": ("{x}的代价是什么？", "{x}需要付出什么代价？"),
-    "hence_what": ("{x}，这样做有什么效果？", "{x}带来了什么效果？"),
-    "cause_why": ("为什么{y}？", "{y}的原因是什么？"),
-    "spare_why": ("{x}，带来了什么好处？", "{x}省去了什么？"),
-    "effect_verb_why": ("{x}，{v}了什么？", "{x}最终{v}了什么？"),
-    "solve_what": ("{x}解决了什么问题？", "{x}针对的是什么问题？"),
-    "solve_how": ("用什么解决{y}？", "该 PR 靠什么解决{y}？"),
-    "role_who": ("用什么作为{y}？", "该 PR 把什么用作{y}？"),
-    "role_what": ("{x}被用作什么？", "{x}在这里充当什么？"),
+    family: tuple(phrasings)
+    for family, phrasings in tomllib.loads((data_dir("rules") / "questions.toml").read_text(encoding="utf-8"))[
+        "questions"].items()
 }
+"""Question templates by relation and direction (``rules/questions.toml``), two or three phrasings each."""
 _TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是|而是|于是|"
                                  r"其[一二三四五六七八九十]|第[一二三四五六七八九十])[，,\s]*")

@@ -24,6 +24,18 @@ def test_every_relation_has_several_phrasings() -> None:
     assert all(len(options) >= 2 for options in TEMPLATES.values())
 
 
+def test_question_templates_are_data_with_known_slots() -> None:
+    """The templates are read from rules/questions.toml; each uses only the slots the card maker fills."""
+    import string
+    import tomllib
+
+    data = tomllib.loads((SEEDS.parent / "rules" / "questions.toml").read_text(encoding="utf-8"))["questions"]
+    assert {k: tuple(v) for k, v in data.items()} == TEMPLATES
+    slots = {field for options in TEMPLATES.values() for t in options for _, field, _, _ in string.Formatter().parse(t)
+             if field}
+    assert slots <= {"x", "y", "v", "a", "p", "m", "c"}
+
+
 def test_cue_is_repository_and_first_clause() -> None:
     review = extract_review(parse_seed_file(FIXTURE)[0])
     assert cue_for(review) == "widget · 为调度器引入预分配工作区"
