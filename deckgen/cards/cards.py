@@ -77,7 +77,10 @@ def _pick(key: str, options: tuple[str, ...]) -> str:
 
 def _bare(text: str) -> str:
     """An argument as it reads inside a question: no enclosing quotes or brackets."""
-    return text.strip().strip("「」")
+    text = text.strip().strip("「」")
+    if text.startswith("“") and text.endswith("”") and text.count("“") == 1:  # “两库分工” reads 「两库分工」
+        text = text[1:-1]
+    return text
 
 
 _ASCII_EDGE = re.compile(r"[A-Za-z0-9`_)\]%]")
@@ -221,19 +224,21 @@ class CardMaker:
             moved = _BA_TOPIC.match(x) if x.startswith(("把", "将")) or fact.verb in ("把", "将") else None
             if not about and moved and units(moved.group(1)) <= 10:  # "把图的输入张量改为在计算图内分配，而非…"
                 about, chosen = moved.group(1).strip(), moved.group(2).strip()
-            if fact.marker.startswith("从") and self.in_summary(x):
+            if fact.marker.startswith(_MIGRATION) and self.in_summary(x):
                 return  # "从 A 迁移到 B" where the summary already says B: the PR's headline, not a decision in it
-            family = ("migrate" if fact.marker.startswith("从") else "contrast_moved" if moved and about
+            family = ("migrate" if fact.marker.startswith(_MIGRATION) else "contrast_moved" if moved and about
                       else "contrast_about" if about else "contrast_thing" if self.is_thing(x) else "contrast")
             self.qa(fact, CardKind.CONTRAST, family, chosen, y, y=y, p=about)
-            if not fact.marker.startswith("从"):  # "从 A 迁移到 B": A is the old format, not an alternative weighed
+            if not fact.marker.startswith(_MIGRATION):  # "从 A 迁移到 B": A is the old format, not an alternative weighed
                 self.relation_cloze(fact, y, "alternative")  # what it replaced is worth recalling too
             self.relation_cloze(fact, x)
         elif rel == Relation.PURPOSE:
             family = "ease" if fact.marker in ("便于", "方便", "以便于") else "purpose"
             self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
             if not is_generic(y) and not _NOT_DOING.match(x):
-                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
+                # "如何做到保证页大小一致" doubles the verb: a purpose that opens with 保证 is asked "如何保证…".
+                phrasing = "purpose_how_verb" if family == "purpose" and y.startswith(_ENSURE + ("保持",)) else ""
+                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, phrasing=phrasing, y=y)
         elif rel == Relation.AVOID:
             family = "eliminate" if fact.verb == "消除" else "avoid"
             self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
@@ -267,7 +272,7 @@ class CardMaker:
         elif rel == Relation.CONDITION:
             return  # "什么时候 Y？→ 请求到来时": the when of a step is rarely what a decision is about
         elif rel == Relation.ACTION:
-            named = bool(fact.name) and not PRONOUN_RE.match(fact.name)
+            named = bool(fact.name) and not PRONOUN_RE.match(fact.name) and not _FRAME_LABEL.fullmatch(fact.name)
             agent = fact.name if named else "该 PR"
             if named and _LOCATIVE.search(fact.name):
                 agent = f"{fact.name}，该 PR"
@@ -307,9 +312,10 @@ class CardMaker:
         return first if self.seg.pos(tokens[0].text).startswith("v") or tokens[0].text in ("为", "把", "将", "让") else ""
 
     def in_summary(self, text: str) -> bool:
-        """Whether a word of *text* that is not Chinese (JSON, a code name) is in the PR summary."""
+        """Whether the words of *text* that are not Chinese (JSON, a code name) are all in the PR summary."""
         title = self.review.entry.title.lower()
-        return any(word.lower() in title for word in _ASCII_WORDS.findall(text) if len(word) >= 2)
+        words = [word.lower() for word in _ASCII_WORDS.findall(text) if len(word) >= 2]
+        return bool(words) and all(word in title for word in words)
 
     def opens_with_verb(self, text: str) -> bool:
         tokens = [t for t in self.seg.tokenize(text) if t.text.strip()]
@@ -371,6 +377,8 @@ _WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被"
 _BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 _CODE_SPAN = re.compile(r"`[^`]+`")
+_MIGRATION = ("从", "原先")
+"""Markers of a move from an old form to a new one (从 A 迁移到 B, 原先的 A 改为 B): A was replaced, not weighed."""
 _NOT_DOING = re.compile(r"^(?:不再|不|无需|不必|没有|避免|防止)")
 _GOES_ON = re.compile(r"并|再|然后|同时")
 _COMPLEMENTS = ("到", "在", "进", "至", "成", "为")

@@ -34,6 +34,8 @@ BAD_END = tuple(_WORDS["bad_end"])
 ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它|它们|上述|前者|后者|此外|另外|同时|因此|所以|但是|然而|而且|并且|并|也)")
 # "把前者换算成后者": a reference to an earlier clause, which the card does not show, anywhere in a field.
 REFERENCE_ANYWHERE = re.compile(r"前者|后者|上述|前面提到|如上所述")
+_BOTH = re.compile(r"二者|两者|三者")
+"""In a question, "二者靠什么衔接？" names neither; an answer that says "A …，B …，二者…" has named both."""
 ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/+#%\-]*")
 PAIRS = {"(": ")", "（": "）", "[": "]", "【": "】", "{": "}", "《": "》", "〈": "〉", "“": "”", "‘": "’", "「": "」", "『": "』"}
@@ -409,6 +411,8 @@ def check_orphans(card: Card, seg: Segmenter) -> list[Finding]:
             findings.append(Finding("A7", REJECT, f"starts with an orphan pronoun or connective: '{plain[:12]}'"))
         if REFERENCE_ANYWHERE.search(plain):
             findings.append(Finding("A7", REJECT, f"refers back to text the card does not show: '{plain[:12]}'"))
+    if card.kind != CardKind.CLOZE and _BOTH.search(_plain(card.prompt)):
+        findings.append(Finding("A7", REJECT, "the question refers to two things it does not name"))
     if card.kind != CardKind.CLOZE and _PRONOUN.search(_plain(card.answer)):
         findings.append(Finding("A7", WARN, "pronoun in the answer"))
     return findings

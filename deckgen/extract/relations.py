@@ -33,7 +33,9 @@ from ..types import Fact, Relation
 # The tokens each matcher can fire on: a matcher looks only at these positions
 # (and is skipped when none occurs), instead of testing every token.  A marker
 # word a matcher learns must be added to its set here too, or it never fires.
-_CONTRAST_WORDS = frozenset({"而非", "而不是", "而", "而是", "从", "替代", "取代", "代替", "替换"})
+_SWAP_VERBS = frozenset({"改为", "改成", "换成"})
+_FORMERLY = re.compile(r"^\s*(?:原先|原来|此前|之前|以前|过去)(?:的)?\s*")
+_CONTRAST_WORDS = frozenset({"而非", "而不是", "而", "而是", "从", "替代", "取代", "代替", "替换"} | _SWAP_VERBS)
 _PURPOSE_WORDS = frozenset({"以", "以便", "用以", "以免", "以防", "目的", "便于", "方便", "以便于", "用于", "避免", "防止"})
 _MEANS_WORDS = frozenset({"通过", "采用", "引入", "借助", "利用"} | MEANS_OPENERS)
 _RESULT_WORDS = frozenset({"从而", "进而", "无需", "不必", "不再需要", "确保", "保证", "使得", "让", "使", "保障", "消除"}
@@ -217,6 +219,12 @@ class RelationFinder:
                     if rejected and chosen:
                         yield Fact(Relation.CONTRAST, chosen, rejected, "", 0, marker=f"{span.word(negation)}…而是",
                                    prefix=about if units(about) <= 10 else ""), {m}
+            elif tok.text in _SWAP_VERBS and m not in used and _FORMERLY.match(span.cut(span.clause_start(m), m)):
+                # "原先的 `NVCC_THREADS` 等环境变量改为 `-DNVCC_THREADS=8` 这样的 CMake define"
+                old = clean(_FORMERLY.sub("", span.cut(span.clause_start(m), m)))
+                new = clean(span.cut(m + 1, span.clause_end(m)))
+                if old and new and units(old) <= 12 and units(new) <= 16:
+                    yield Fact(Relation.CONTRAST, new, old, "", 0, marker=f"原先…{tok.text}"), {m}
             elif tok.text == "从" and m not in used:
                 stop = span.clause_end(m)
                 to = next((k for k in range(m + 2, stop) if toks[k].text in ("到", "改为", "改成", "迁移到", "切换到", "换成")), None)
@@ -377,7 +385,7 @@ class RelationFinder:
                 word = toks[k].text
                 if word in COMPLEMENTS and self.is_verb(toks[k - 1]) and k - 1 > m + 1:
                     verb = k - 1
-                elif self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为")) and len(word) > 1:
+                elif self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为", "进")) and len(word) > 1:
                     verb = k
             if verb is None or verb <= m + 1:
                 continue

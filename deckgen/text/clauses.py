@@ -133,7 +133,8 @@ def _without_parenthetical(match: re.Match[str]) -> str:
     text, start, end = match.string, match.start(), match.end()
     before, after = text[start - 1:start], text[end:end + 1]
     latin = re.compile(r"[A-Za-z0-9_`)\]]")
-    return " " if before and after and (latin.match(before) or latin.match(after)) and not after.isspace() else ""
+    word = re.compile(r"[A-Za-z0-9_`(\[\u3400-\u9fff]")  # no space before punctuation: "`X`（…），" → "`X`，"
+    return " " if before and word.match(after) and (latin.match(before) or latin.match(after)) else ""
 
 
 def clean(text: str) -> str:

@@ -226,7 +226,34 @@ def split_units(text: str, bold: list[tuple[int, int]] | None = None) -> list[Un
                               family=marker.family))
             pos = end
     units.extend(_prose_units(text, pos, len(text)))
-    return [part for u in units if u.text for part in _split_headings(u, bold)]
+    return [item for u in units if u.text for part in _split_headings(u, bold) for item in _split_announced(part)]
+
+
+_ANNOUNCED_RE = re.compile(r"^([^：:；;]{2,40}?(?:[两二三四五六七八九十\d])(?:点|项|条|个方面|方面|部分))[：:]\s*")
+
+
+def _split_announced(unit: Unit) -> list[Unit]:
+    """Cut a sentence announcing its parts ("方案可以概括为三点：A；B；C") into those parts, when their count matches.
+
+    A list without markers reads like one sentence: its parts are items only when a count says so.
+    """
+    if unit.ordinal or unit.heading:
+        return [unit]
+    match = _ANNOUNCED_RE.match(unit.text)
+    if not match:
+        return [unit]
+    body = unit.text[match.end():]
+    if _code_ranges(body) and any(";" in code or "；" in code for code in _CODE_RE.findall(body)):
+        return [unit]
+    parts = [p for p in _ITEM_STOP_RE.split(body)]
+    if _announced_count(match.group(1)) != len(parts) or any(not p.strip() for p in parts):
+        return [unit]
+    lead, out, at = match.group(1).strip(), [], unit.offset + match.end()
+    for i, part in enumerate(parts, 1):
+        stripped = part.strip().rstrip("。；;，, ")
+        out.append(Unit(stripped, at + len(part) - len(part.lstrip()), i, lead=lead, family="announced"))
+        at += len(part) + 1
+    return out
 
 
 def _split_headings(unit: Unit, bold: list[tuple[int, int]]) -> list[Unit]:

@@ -18,6 +18,8 @@ def test_fill_spaces_english_from_chinese_at_slot_edges() -> None:
     assert fill("用什么{y}？", y="`lru_cache` 复用") == "用什么 `lru_cache` 复用？"
     assert fill("{x}的目的是什么？", x="采用 torch.empty") == "采用 torch.empty 的目的是什么？"
     assert fill("{x}是为了什么？", x="「预分配」") == "预分配是为了什么？"
+    assert fill("「{x}」是怎么做的？", x="“两库分工”") == "「两库分工」是怎么做的？"
+    assert fill("「{x}」是怎么做的？", x="“KV cache 组”的抽象") == "「“KV cache 组”的抽象」是怎么做的？"
 
 
 def test_every_relation_has_several_phrasings() -> None:
@@ -95,3 +97,14 @@ def test_where_a_thing_was_moved_is_asked_only_of_a_place() -> None:
     review = "值得精读。热路径中，该 PR 把多层共享的元数据计算收敛到一次并跨层缓存。"
     cards = _cards_of("支持推测解码与上下文并行组合", review)
     assert not [c for c in cards if c[1].endswith(("哪里？", "什么地方？"))]
+
+
+def test_a_frame_label_is_not_who_acts() -> None:
+    cards = _cards_of("新增基于 CUTLASS 的 FP8 GEMM", "值得精读。核心思路：把反量化融进 epilogue，不再单独做逐元素缩放。")
+    assert not [c for c in cards if c[1].startswith("核心思路")]
+
+
+def test_a_move_the_summary_already_names_makes_no_card_but_one_it_only_mentions_does() -> None:
+    moved = "值得快速浏览。原先的 `NVCC_THREADS` 等环境变量改为 `-DNVCC_THREADS=8` 这样的 CMake define。"
+    assert [c for c in _cards_of("用 CMake 取代 setup.py 中的扩展构建逻辑", moved) if c[0] == "contrast"]
+    assert not [c for c in _cards_of("把构建参数改为 `-DNVCC_THREADS=8` 这样的 CMake define", moved) if c[0] == "contrast"]

@@ -76,6 +76,13 @@ def test_summary_leak_looks_at_the_cue_unless_the_card_asks_what_the_pr_did() ->
     assert "Q4b:R" in codes(replace(card, cue="r · 位掩码由调度侧统一填充"), gate.check_summary_leak)
 
 
+def test_a_question_may_not_refer_to_two_things_it_does_not_name() -> None:
+    card = replace(BASE, prompt="「两库分工」中，二者靠什么衔接？", answer="embedding")
+    assert "A7:R" in codes(card, gate.check_orphans)
+    named = replace(BASE, prompt="「两库分工」是怎么做的？", answer="A 只认识 token，B 负责切块，二者通过 embedding 衔接")
+    assert codes(named, gate.check_orphans) == []
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

@@ -33,6 +33,8 @@ def facts(text: str, topic: str = "") -> list[tuple[str, str, str]]:
         ("讨论中的决策过程体现了数据驱动的判断", ("show", "讨论中的决策过程", "数据驱动的判断")),
         ("digest-only COPY 作为缓存键", ("role", "digest-only COPY", "缓存键")),
         ("实现了从特定平台格式到语言中立的 JSON 格式的迁移", ("contrast", "语言中立的 JSON 格式", "特定平台格式")),
+        ("原先的 `NVCC_THREADS` 等环境变量改为 CMake define", ("contrast", "CMake define", "`NVCC_THREADS` 等环境变量")),
+        ("把所有编译标志搬进独立的 `CMakeLists.txt`", ("action", "所有编译标志", "搬进独立的 `CMakeLists.txt`")),
     ],
 )
 def test_relation_found(text: str, expected: tuple[str, str, str]) -> None:
@@ -83,6 +85,9 @@ def test_pronoun_subject_resolves_to_topic() -> None:
 def test_clean_trims_connectives_and_particles() -> None:
     assert clean("并且统一了接口（见下文）的") == "统一了接口"
     assert clean("“逐层守卫”") == "逐层守卫"
+    assert clean("只返回 `IntermediateTensors`（`hidden_states` 与 `residual`），由 worker 收发") == \
+        "只返回 `IntermediateTensors`，由 worker 收发"
+    assert clean("先检查 `flash_attn`（见下文）手动开启") == "先检查 `flash_attn` 手动开启"
 
 
 def test_subject_predicate_splits_practices() -> None:

@@ -66,3 +66,15 @@ def test_an_operator_does_not_end_a_sentence() -> None:
     texts = [u.text for u in split_units("用 != 精确排除坏版本。它可用 a?.b 访问！接着说明。", frozenset())]
     assert texts[0] == "用 != 精确排除坏版本"
     assert len(texts) == 3
+
+
+def test_a_sentence_announcing_its_parts_is_cut_into_them_when_the_count_matches() -> None:
+    from deckgen.text.units import split_units
+
+    text = "方案可以概括为三点：把标志搬进 `CMakeLists.txt`；`setup.py` 只负责挑选扩展；按旧名定义三个目标。"
+    units = split_units(text, [])
+    assert [(u.text, u.ordinal, u.lead) for u in units] == [
+        ("把标志搬进 `CMakeLists.txt`", 1, "方案可以概括为三点"), ("`setup.py` 只负责挑选扩展", 2, "方案可以概括为三点"),
+        ("按旧名定义三个目标", 3, "方案可以概括为三点")]
+    assert all(text[u.offset:u.offset + len(u.text)] == u.text for u in units)
+    assert len(split_units("方案可以概括为三点：把标志搬进 CMake；只负责挑选扩展。", [])) == 1  # two parts, not three
