@@ -68,7 +68,7 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
     "重构 DataLoader 的 worker 启动逻辑": [  # 以 X 取代了 Y，为了 Y，X；由于…保证
         ("contrast", "惰性初始化", "启动时一次性拉起全部 worker"),
         ("purpose", "worker 在第一次被调度时才 fork", "降低首个 batch 的延迟"),
-        ("result", "作者在 `_MultiProcessingDataLoaderIter` 里加了一把锁", "worker 索引分配的原子性"),
+        ("result", "在 `_MultiProcessingDataLoaderIter` 里加了一把锁", "worker 索引分配的原子性"),
     ],
     "cargo 构建脚本输出改为结构化 JSON": [  # 1. 2. 3. on their own lines, 便于
         ("purpose", "每行一个事件", "流式解析"),

@@ -246,7 +246,8 @@ class CardMaker:
                 self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
             self.relation_cloze(fact, y)
         elif rel == Relation.RESULT:
-            x = "该 PR" if is_self_reference(x) else x
+            if is_self_reference(x):
+                return  # "该 PR 的效果是什么？" names no decision: the effect is the whole PR's, a benchmark at best
             if fact.verb == "这样":
                 self.qa(fact, CardKind.WHY, "hence_what", y, x, x=x)
             elif fact.verb in ("无需", "不必", "不再需要"):

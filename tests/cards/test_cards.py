@@ -108,3 +108,8 @@ def test_a_move_the_summary_already_names_makes_no_card_but_one_it_only_mentions
     moved = "值得快速浏览。原先的 `NVCC_THREADS` 等环境变量改为 `-DNVCC_THREADS=8` 这样的 CMake define。"
     assert [c for c in _cards_of("用 CMake 取代 setup.py 中的扩展构建逻辑", moved) if c[0] == "contrast"]
     assert not [c for c in _cards_of("把构建参数改为 `-DNVCC_THREADS=8` 这样的 CMake define", moved) if c[0] == "contrast"]
+
+
+def test_an_effect_of_the_whole_pr_makes_no_card() -> None:
+    cards = _cards_of("ORM 的迭代改用服务端游标", "值得精读。该 PR 使得大表遍历的峰值内存从几 GB 降到几十 MB。")
+    assert not [c for c in cards if c[1].startswith("该 PR") and c[0] == "why"]

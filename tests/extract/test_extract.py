@@ -112,3 +112,8 @@ def test_a_proposal_the_author_adopted_is_a_decision() -> None:
               "评审中有人提出取各分片 scale 的最大值作为公共 scale、再按比例重新量化各分片，作者采纳； "
               "2. **权重转置**: 权重在加载后转置，以满足布局要求。")
     assert ("role", "取各分片 scale 的最大值", "公共 scale") in _facts(review)
+
+
+def test_a_frame_ending_in_zaiyu_is_no_decision_name() -> None:
+    review = "值得精读。采用一致性哈希分片。权衡在于：分片后跨规则的依赖需要额外的协调。"
+    assert not [f for f in _facts(review) if f[0] == "definition" and f[1].startswith("权衡")]

@@ -85,6 +85,7 @@ def test_pronoun_subject_resolves_to_topic() -> None:
 def test_clean_trims_connectives_and_particles() -> None:
     assert clean("并且统一了接口（见下文）的") == "统一了接口"
     assert clean("“逐层守卫”") == "逐层守卫"
+    assert clean("作者把序列化逻辑抽到了独立的 crate 中") == "把序列化逻辑抽到了独立的 crate 中"
     assert clean("只返回 `IntermediateTensors`（`hidden_states` 与 `residual`），由 worker 收发") == \
         "只返回 `IntermediateTensors`，由 worker 收发"
     assert clean("先检查 `flash_attn`（见下文）手动开启") == "先检查 `flash_attn` 手动开启"
