@@ -70,6 +70,21 @@ def cue_for(review: Review) -> str:
     return f"{review.entry.repo.split('/')[-1]} · {label}"
 
 
+_PLACE = re.compile(r"^(?:在)?([^\s，,`的]{1,6}[中里])\s*(?=`|[^，,]*的[^，,]*$)")
+
+
+def _placed(decision: str) -> tuple[str, str]:
+    """Where a decision that is a thing applies, and the thing: "测试中 `X` 的轻量级单测手法" → ("测试中", "`X` 的…").
+
+    Asked "为避免 Y，该 PR 怎么做？" such an answer reads as the PR's fix; "测试中，为避免 Y…" says where it is.  A
+    decision that is an action ("在构造函数中进行校验") keeps its place: without it the answer says too little.
+    """
+    match = _PLACE.match(decision)
+    if not match or units(decision) - units(match.group()) < 4:
+        return "", decision
+    return match.group(1), decision[match.end():].strip()
+
+
 def _pick(key: str, options: tuple[str, ...]) -> str:
     digest = hashlib.sha256(key.encode("utf-8")).digest()
     return options[digest[0] % len(options)]
@@ -123,7 +138,7 @@ class CardMaker:
         """(clause, its sentence) → facts offered as cloze gaps in that clause."""
 
     def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, phrasing: str = "",
-           **slots: str) -> None:
+           where: str = "", **slots: str) -> None:
         """Offer a question/answer card of *family* (its key), phrased by the templates of *phrasing* or *family*."""
         key = f"{kind.value}:{family}:{norm(anchor)}"
         options = TEMPLATES[phrasing or family]
@@ -137,6 +152,8 @@ class CardMaker:
             name = ""  # "「核心思路」中，…" names nothing
         if name and kind != CardKind.NAME and norm(name) not in norm(question) and units(name) <= 12:
             question = fill("「{n}」中，{q}", n=name, q=question)
+        elif where:
+            question = fill("{w}，{q}", w=where, q=question)
         rank = _RELATION_RANK.get(fact.relation, 1.0)
         if kind == CardKind.WHY and fact.relation in (Relation.PURPOSE, Relation.AVOID, Relation.RESULT):
             rank -= 0.7  # "为什么要在构造函数中校验？→ 尽早暴露错误" tends to state the obvious; the how way round does not
@@ -238,12 +255,14 @@ class CardMaker:
             if not is_generic(y) and not _NOT_DOING.match(x):
                 # "如何做到保证页大小一致" doubles the verb: a purpose that opens with 保证 is asked "如何保证…".
                 phrasing = "purpose_how_verb" if family == "purpose" and y.startswith(_ENSURE + ("保持",)) else ""
-                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, phrasing=phrasing, y=y)
+                where, done = _placed(x)
+                self.qa(fact, CardKind.HOW, f"{family}_how", done, y, phrasing=phrasing, where=where, y=y)
         elif rel == Relation.AVOID:
             family = "eliminate" if fact.verb == "消除" else "avoid"
             self.qa(fact, CardKind.WHY, f"{family}_why", y, x, x=x)
             if not _NOT_DOING.match(x):  # "为避免两份模型数据，怎么做？→ 不再额外拷贝一份": no how, only its negation
-                self.qa(fact, CardKind.HOW, f"{family}_how", x, y, y=y)
+                where, done = _placed(x)
+                self.qa(fact, CardKind.HOW, f"{family}_how", done, y, where=where, y=y)
             self.relation_cloze(fact, y)
         elif rel == Relation.RESULT:
             if is_self_reference(x):

@@ -113,3 +113,13 @@ def test_a_move_the_summary_already_names_makes_no_card_but_one_it_only_mentions
 def test_an_effect_of_the_whole_pr_makes_no_card() -> None:
     cards = _cards_of("ORM 的迭代改用服务端游标", "值得精读。该 PR 使得大表遍历的峰值内存从几 GB 降到几十 MB。")
     assert not [c for c in cards if c[1].startswith("该 PR") and c[0] == "why"]
+
+
+def test_a_decision_that_applies_in_one_place_says_where_in_the_question() -> None:
+    review = "值得精读。测试中 `object.__new__ + monkeypatch` 的轻量级单测手法，避免了拉起真实多进程的高成本。"
+    hows = [(q, a) for kind, q, a in _cards_of("修复 DP 多引擎启动时的线程超订阅", review) if kind == "how"]
+    assert hows == [("测试中，为避免拉起真实多进程的高成本，该 PR 怎么做？", "`object.__new__ + monkeypatch` 的轻量级单测手法")] \
+        or hows == [("测试中，该 PR 如何避免拉起真实多进程的高成本？", "`object.__new__ + monkeypatch` 的轻量级单测手法")]
+    action = "值得精读。在构造函数中进行前置校验，以尽早暴露错误。"
+    made = [(q, a) for _, q, a in _cards_of("为重采样添加后端", action)]
+    assert [a for q, a in made if q in ("为了尽早暴露错误，该 PR 怎么做？", "该 PR 如何做到尽早暴露错误？")] == ["在构造函数中进行前置校验"]
