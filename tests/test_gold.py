@@ -37,7 +37,7 @@ def _texts_tested(card: Card) -> list[str]:
     return [_plain(card.answer)]
 
 
-TESTED_AT_LEAST = 23
+TESTED_AT_LEAST = 24
 """Gold decisions the deck tests today (of 40): a change that tests fewer fails here.  Raise it when more are."""
 
 

@@ -226,6 +226,9 @@ class CardMaker:
         if PRONOUN_RE.match(x) and not is_self_reference(x) and rel != Relation.TRADEOFF:
             return  # an unresolved 它/这/其 makes every question about it ambiguous
         if rel == Relation.DEFINITION:
+            if fact.marker == "new":  # "新增 `X`，自动下载…": what the new piece does
+                self.qa(fact, CardKind.DECISION, "component", y, x, x=x)
+                return
             frame = _FRAME_LABEL.fullmatch(x)
             if frame:  # "核心思路是 X": the review says what X is to the PR
                 # "该 PR 的思路是什么？" is vague: ask how it did what its summary says, where that is a short verb phrase.

@@ -31,7 +31,8 @@ CONSTRUCTS = frozenset(w.lower() for w in _WORDS["constructs"])
 BOOST_VERB = re.compile("^(?:" + "|".join(map(re.escape, _WORDS["boost_verbs"])) + ")")
 BAD_START = tuple(_WORDS["bad_start"])
 BAD_END = tuple(_WORDS["bad_end"])
-ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它|它们|上述|前者|后者|此外|另外|同时|因此|所以|但是|然而|而且|并且|并|也)")
+ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它|它们|上述|前者|后者|此外|另外|同时|因此|所以|但是|然而|而且|并且|并|也"
+                          r"|是(?=在|由|用|通过|把|将))")
 # "把前者换算成后者": a reference to an earlier clause, which the card does not show, anywhere in a field.
 REFERENCE_ANYWHERE = re.compile(r"前者|后者|上述|前面提到|如上所述")
 _BOTH = re.compile(r"二者|两者|三者")
@@ -45,7 +46,9 @@ _BRACKETS_RE = re.compile("[" + re.escape("".join(PAIRS) + "".join(PAIRS.values(
 # and the gate makes a few hundred thousand of them on a large corpus.
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”")
 _ATOMIC = re.compile(r"`[^`]+`|[\x21-\x7e ]+")
-_CLAUSE_BREAK = re.compile(r"[，；;。]")
+_CLAUSE_BREAK = re.compile(r"[，；;。](?!\s*(?:否则|不然))")
+"""A break between facts; "超过阈值才按缓存路由，否则退回最短队列" is one rule, its else included."""
+_EMBEDDED_WHETHER = re.compile(r"(?:检查|判断|校验|确认|验证|决定|看)[^，,？?]{1,30}?是否[^，,？?]{1,12}")
 _JOINED = re.compile(r"并|同时|以及")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _COUNTING = re.compile(r"[一二两三四五六七八九十几多\d]+\s*(?:个|点|处|层|项|条|种|类).{0,4}?(?:设计|改动|要点|方面|问题|亮点|原因|决策|做法|模式|点)")
@@ -57,7 +60,7 @@ _CODE_OR_WORD = re.compile(r"`|[A-Za-z_]{3,}")
 _ASKS_WHAT = re.compile(r"(?<!为)什么|哪(?!里|儿)")
 _ASKS_OTHERWISE = re.compile(r"为什么|为何|怎么|怎样|如何|什么时候|何时|什么情况|什么条件|什么场景"
                              r"|(?:思路|做法|方式|决策|方案)是什么|什么做法|怎样的设计|什么样的设计"
-                             r"|(?:原因|目的|理由|动机|效果|好处|代价)是什么|起什么作用")
+                             r"|(?:原因|目的|理由|动机|效果|好处|代价)是什么|起什么作用|做什么|负责什么")
 _PR_NUMBER = re.compile(r"(?:PR|issue|RFC)?\s*#\d+", re.IGNORECASE)
 PREPOSITIONS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被", "由", "向", "以", "为", "通过", "用", "按", "随",
                           "自", "到", "给", "跟", "经", "经由", "借助", "依据", "根据", "基于", "针对", "关于"})
@@ -135,9 +138,13 @@ def check_answer_shape(card: Card, seg: Segmenter) -> list[Finding]:
 def check_yes_no(card: Card, seg: Segmenter) -> list[Finding]:
     """Q2: no yes/no or either/or questions."""
     # Quoted source text (「…是否…」) is not the question's own wording.
-    if card.kind != CardKind.CLOZE and YES_NO.search(_QUOTED.sub("", card.prompt)):
-        return [Finding("Q2", REJECT, "yes/no or binary-choice question")]
-    return []
+    question = _QUOTED.sub("", card.prompt)
+    if card.kind == CardKind.CLOZE or not YES_NO.search(question):
+        return []
+    # "靠什么检查词表是否兼容？" asks by what: 是否 there only names what is checked.
+    if _EMBEDDED_WHETHER.search(question) and _ASKS_WHAT.search(_EMBEDDED_WHETHER.sub("", question)):
+        return []
+    return [Finding("Q2", REJECT, "yes/no or binary-choice question")]
 
 
 def check_context_cue(card: Card, seg: Segmenter) -> list[Finding]:

@@ -13,6 +13,7 @@ carry the same key, and no two questions nearly repeat each other.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ..text.segment import Segmenter
@@ -43,18 +44,27 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
             ranked.append((score(candidate, findings), index, candidate))
     ranked.sort(key=lambda item: (-item[0], item[1]))
     chosen = _Chosen(cap)
-    # Round 1: each decision's best card; round 2: a card of another fact of it.  The mirror of a fact (its why
-    # after its how) is not taken: learners found the second side mostly restated the first ("为什么要尽早校验？→
-    # 尽早暴露错误").
-    for round_ in (1, 2):
+    # Round 1: each decision's best card; round 2: a card of another fact of it; round 3: the mirror of a fact,
+    # only when it asks for the decision by its name or code ("为避免静默丢 embedding，该 PR 怎么做？→ “能力标志 +
+    # 启动期拒绝”的快速失败设计").  Other mirrors are not taken: learners found the second side mostly restated
+    # the first ("为什么要尽早校验？→ 尽早暴露错误").
+    for round_ in (1, 2, 3):
         for value, index, candidate in ranked:
             card = candidate.card
             taken = chosen.per_decision(card)
-            if taken >= min(round_, CARDS_PER_DECISION) or (round_ == 2 and candidate.fact in chosen.facts):
+            if taken >= min(round_, CARDS_PER_DECISION):
+                continue
+            if round_ == 2 and candidate.fact in chosen.facts:
+                continue
+            if round_ == 3 and (card.kind == CardKind.CLOZE or not _NAMED.search(card.answer)):
                 continue
             if chosen.fits(card):
                 chosen.take(index, replace(card, score=value), candidate.fact)
     return chosen.in_candidate_order()
+
+
+_NAMED = re.compile(r"[“「`]")
+"""An answer that names the decision: a quoted name or a code span."""
 
 
 class _Chosen:

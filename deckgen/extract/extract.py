@@ -54,6 +54,8 @@ _CLAUSE_RUN_RE = re.compile(r"[^，,]+")
 _WHY_OPENER_RE = re.compile(r"(?:以|为了|为|用于|从而|进而|确保|保证|使|让|避免|防止|便于|因为|由于|因此|所以|于是|这样|这是|既|也|无需|"
                              r"不必|不再需要|减少|降低|提升)")
 _STEP_RE = re.compile(r"第[一二三四五六七八九十]遍|第[一二三四五六七八九十]步|首先|先")
+_NEW_COMPONENT_RE = re.compile(r"^(?:此外|另外|同时)?[，,]?\s*(?:新增|引入|添加|增加)了?(?:一个|可选的|新的|独立的)?\s*(`[^`]+`)[，,]\s*(.)")
+_DOES_RE = re.compile(r"(?:自动|负责|专门|用来|由|把|将|统一|在|按|对)")
 _PROBLEM_RE = re.compile(r"只能|无法|不得不|导致")
 _CONSEQUENCE_RE = re.compile(r"^\s*(?:于是|因此|所以|从而)\s*")
 _REFERENCE_RE = re.compile(r"(?:现场|直接|再|并)?(?:把|将)?(?:前者|后者|上述)")
@@ -140,6 +142,16 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
             # How the review named it: a bold heading and "名称——说明" are the author's own names.
             how = "heading" if unit.heading else "——" if text[len(name):].lstrip().startswith("——") else "："
             facts.append(Fact(Relation.DEFINITION, name, explanation, text, line, marker=how, name=name))
+    if not name:
+        new = _NEW_COMPONENT_RE.match(_mask_code(text))
+        if new and _DOES_RE.match(text[new.start(2):]):
+            # "新增 `X`，自动下载各模型的分词器，…": what the new piece does is its first clause.
+            rest = text[new.start(2):]
+            stop = _CLAUSE_BREAK_RE.search(_mask_code(rest))
+            does = clean(rest[: stop.start()] if stop else rest)
+            if 4 <= units(does) <= 24:
+                component = text[new.start(1):new.end(1)]
+                facts.append(Fact(Relation.DEFINITION, component, does, text, line, marker="new"))
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)
     if not topic and _REFERS_BACK_RE.match(text):
         topic = previous

@@ -33,6 +33,8 @@ from ..types import Fact, Relation
 # The tokens each matcher can fire on: a matcher looks only at these positions
 # (and is skipped when none occurs), instead of testing every token.  A marker
 # word a matcher learns must be added to its set here too, or it never fires.
+_NEGATIONS = frozenset({"不再", "不是", "并不", "不去", "并非", "没有", "不"})
+"""What opens the rejected option of "不再/并不/没有 A，而是 B"."""
 _SWAP_VERBS = frozenset({"改为", "改成", "换成"})
 _FORMERLY = re.compile(r"^\s*(?:原先|原来|此前|之前|以前|过去)(?:的)?\s*")
 _CONTRAST_WORDS = frozenset({"而非", "而不是", "而", "而是", "从", "替代", "取代", "代替", "替换"} | _SWAP_VERBS)
@@ -65,7 +67,7 @@ _OTHERWISE = ("否则", "不然", "反之")
 _PARALLEL = ("又", "也", "并且", "还")
 _ANAPHOR_TAIL = re.compile(r"(?:借此|因此|由此|以此|据此|为此)(?:了)?$")
 _BY_MEANS = re.compile(r"[^，,；;。]*?(?:的(?:形式|方式|粒度|方法)|为(?:单位|界|准)|换取|换来|换)")
-_ALSO_TAIL = re.compile(r"(?:也|都|就|则|便)$")
+_ALSO_TAIL = re.compile(r"(?:也|都|就|则|便|并)$")
 _MIGRATION_TAIL = re.compile(r"的(?:迁移|切换|转变|改造|转换)$")
 _HOW = re.compile(r"^如何")
 _FILLER_LEFT = re.compile(r"^(这样做|此举|这一做法|这种做法)(?:可以|能够?|就)$")
@@ -210,9 +212,10 @@ class RelationFinder:
                            "", 0, marker=span.cut(m, m + width), verb=verb), {m}
             elif tok.text == "而是" and span.at_clause_start(m):
                 a, b = span.previous_clause(m)
-                negation = next((k for k in range(a, b) if span.word(k) in ("不再", "不是")), None)
+                negation = next((k for k in range(a, b) if span.word(k) in _NEGATIONS), None)
                 if negation is not None:
-                    rejected = clean(span.cut(negation + 1, b))
+                    start = negation + 2 if span.word(negation + 1) == "去" else negation + 1  # 并不去解析 X
+                    rejected = clean(span.cut(start, b))
                     chosen = clean(span.cut(m + 1, span.clause_end(m)))
                     # "位掩码也不再由 worker 计算，而是…": what the sentence is about goes into the question.
                     about = clean(_ALSO_TAIL.sub("", span.cut(a, negation)))

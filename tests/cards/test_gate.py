@@ -83,6 +83,22 @@ def test_a_question_may_not_refer_to_two_things_it_does_not_name() -> None:
     assert codes(named, gate.check_orphans) == []
 
 
+def test_whether_inside_a_what_question_is_not_a_yes_no_question() -> None:
+    card = replace(BASE, prompt="加载时靠什么检查草稿模型与目标模型的词表是否兼容？", answer="`are_compatible`")
+    assert codes(card, gate.check_yes_no) == []
+    assert "Q2:R" in codes(replace(card, prompt="加载时是否检查词表兼容？"), gate.check_yes_no)
+
+
+def test_a_rule_with_its_else_is_one_fact() -> None:
+    card = replace(BASE, answer="最高命中率超过阈值才按缓存路由，否则退回最短队列")
+    assert codes(card, gate.check_one_fact) == []
+    assert "A2:R" in codes(replace(card, answer="按缓存路由，退回最短队列"), gate.check_one_fact)
+
+
+def test_a_question_may_not_open_with_the_rest_of_a_shi_clause() -> None:
+    assert "A7:R" in codes(replace(BASE, prompt="是在运行时通过什么加载？"), gate.check_orphans)
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

@@ -71,6 +71,8 @@ def test_a_decision_gets_two_cards_at_most_of_two_facts_one_each_way_and_one_clo
     assert len(chosen(how, contrast)) == 1  # both ask what was done: one way once
     mirror = {why.key: "the fact", how.key: "the fact"}
     assert len(chosen(why, how, facts=mirror)) == 1  # its why after its how mostly restates it
+    named = replace(how, answer="“环形缓冲区”")  # unless the other side asks for the decision by its name
+    assert len(chosen(why, named, facts={why.key: "the fact", named.key: "the fact"})) == 2
     sentence = decision(1).sentence
     one = replace(CLOZE, key="cloze:a", sentence=sentence)
     other = replace(CLOZE, key="cloze:b", sentence=sentence,

@@ -34,6 +34,7 @@ def facts(text: str, topic: str = "") -> list[tuple[str, str, str]]:
         ("digest-only COPY 作为缓存键", ("role", "digest-only COPY", "缓存键")),
         ("实现了从特定平台格式到语言中立的 JSON 格式的迁移", ("contrast", "语言中立的 JSON 格式", "特定平台格式")),
         ("原先的 `NVCC_THREADS` 等环境变量改为 CMake define", ("contrast", "CMake define", "`NVCC_THREADS` 等环境变量")),
+        ("脚本并不去解析配置文件，而是对固定文本编码取哈希", ("contrast", "对固定文本编码取哈希", "解析配置文件")),
         ("把所有编译标志搬进独立的 `CMakeLists.txt`", ("action", "所有编译标志", "搬进独立的 `CMakeLists.txt`")),
     ],
 )

@@ -73,6 +73,7 @@ def test_items_of_a_list_of_decisions_need_no_cue_but_items_of_advice_do() -> No
 
 def test_a_frame_is_cut_off_and_a_labelled_frame_names_the_decision() -> None:
     assert cut("核心思路是把反量化融进写回阶段") == "核心思路：把反量化融进写回阶段"
+    assert cut("另一个值得留意的点是新增 `get_features`，由后端自报特性") == "新增 `get_features`，由后端自报特性"
     assert cut("核心亮点在于引入的“分块”机制") == "引入的“分块”机制"
 
 
