@@ -159,6 +159,8 @@ class CardMaker:
             rank -= 0.7  # "为什么要在构造函数中校验？→ 尽早暴露错误" tends to state the obvious; the how way round does not
         if is_self_reference(fact.subject) or _ASSESSMENT.search(fact.sentence):
             rank -= 1.0  # the reviewer's overall judgement ("本 PR 是一个高质量的…"), not a decision
+        if family == "definition" and _NAMED_CONTRAST.search(fact.subject):
+            rank -= 1.0  # 「显式开关而非默认启用」是怎么做的？→ 手动开启: the name said it; its reason teaches more
         self._add(fact, kind, key, question, answer, rank)
 
     def gap(self, fact: Fact, clause: str, context: str) -> None:
@@ -400,6 +402,7 @@ _WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被"
 _BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 _CODE_SPAN = re.compile(r"`[^`]+`")
+_NAMED_CONTRAST = re.compile(r"而非|而不是|不再|取代|替代")
 _MIGRATION = ("从", "原先")
 """Markers of a move from an old form to a new one (从 A 迁移到 B, 原先的 A 改为 B): A was replaced, not weighed."""
 _NOT_DOING = re.compile(r"^(?:不再|不|无需|不必|没有|避免|防止)")

@@ -26,6 +26,7 @@ YES_NO = re.compile(r"吗[？?]$|是否|是不是|能否|可否|有没有|还是
 _WORDS = tomllib.loads((data_dir("rules") / "gate.toml").read_text(encoding="utf-8"))
 STOPWORDS = frozenset(_WORDS["stopwords"])
 GENERIC = frozenset(_WORDS["generic"])
+DEICTIC_ENDS = tuple(_WORDS["deictic_ends"])
 CONSTRUCTS = frozenset(w.lower() for w in _WORDS["constructs"])
 # "提升性能" is as generic as "性能": the verb is stripped before looking the word up.
 BOOST_VERB = re.compile("^(?:" + "|".join(map(re.escape, _WORDS["boost_verbs"])) + ")")
@@ -160,6 +161,9 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
     folded = norm(front)
     if norm(card.answer) in folded:
         return [Finding("A3", REJECT, "answer appears on the front")]
+    shown = _shown_inside(card.answer, front)
+    if shown:
+        return [Finding("A3", REJECT, f"'{shown}' on the front is most of an answer name")]
     # Answer words are looked for inside the front's text rather than among its tokens:
     # the front is a fresh string for every candidate, and segmenting each one was the
     # gate's main cost.  One-character words match almost anywhere, so they only count
@@ -181,6 +185,25 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
     if containment > 0.34:
         return [Finding("A3", WARN, f"answer {containment:.0%} visible on the front")]
     return []
+
+
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{3,}")
+
+
+def _shown_inside(answer: str, front: str) -> str:
+    """A name of the front inside the answer's own Latin name, when little else is in the answer: "独立的
+    CMakeLists.txt" under a cue saying CMake, "-DNVCC_THREADS=8 这样的 CMake define" under a question saying
+    NVCC_THREADS.  The answer is guessed from the question, though the two never match as words."""
+    shown = {m.group().lower() for m in _LATIN_NAME.finditer(front)}
+    inside = [p for name in _LATIN_NAME.findall(answer) for p in shown
+              if p != name.lower() and p in name.lower() and len(p) >= 0.5 * len(name)]
+    rest = _CJK_CHAR.findall(_LATIN_OR_CODE.sub("", _plain(answer)))
+    return inside[0] if inside and len(rest) <= 4 else ""
+
+
+_EITHER_OR = re.compile(r"要么.+、\s*要么")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_LATIN_OR_CODE = re.compile(r"`[^`]*`|[A-Za-z0-9_.=+-]+")
 
 
 def _named_on_front(seg: Segmenter, card: Card, words: frozenset[str]) -> list[str]:
@@ -320,7 +343,8 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
     breaks = len(_CLAUSE_BREAK.findall(answer))
     if breaks > (3 if decision else 0) or ENUM_MARKER.search(answer):
         return [Finding("A2", REJECT, "answer holds more than one fact")]
-    if "、" in answer and units(answer) > 12 and not decision:  # a mechanism may name its parts (A、B 与 C)
+    if "、" in answer and units(answer) > 12 and not decision and not _EITHER_OR.search(answer):
+        # a mechanism may name its parts (A、B 与 C); "要么不支持、要么更慢" is one reason
         return [Finding("A2", REJECT, "answer is a list")]
     verbs = [t for t in seg.tokenize(answer) if not t.protected and seg.pos(t.text) in ("v", "vd", "vi")]
     # POS tags over-count verbs in technical Chinese (预算, 超时 …): only a long answer with
@@ -346,6 +370,8 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
             return [Finding("A4", REJECT, "bare number")]
         if not _WORDLIKE.search(plain):
             return [Finding("A4", REJECT, f"'{plain}' is only symbols")]
+        if plain.endswith(DEICTIC_ENDS):
+            return [Finding("A4", REJECT, f"'{plain}' points back at the review instead of naming the place")]
         if _COUNTING.fullmatch(plain):
             return [Finding("A4", REJECT, f"'{plain}' only counts things")]
     return []
@@ -457,6 +483,8 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
             return [Finding("A3c", REJECT, f"'{body}' is still visible")]
         if norm(body) in norm(card.cue):
             return [Finding("A3c", REJECT, f"'{body}' is visible in the context cue")]
+        if _shown_inside(body, visible + " " + card.cue):
+            return [Finding("A3c", REJECT, f"'{body}' is guessed from a name shown beside it")]
         for part in _NAME_PARTS.split(body.strip("`")):
             if len(part) >= 5 and part in _CODE_SPAN.sub("", visible) and part.lower() not in ("cache",):
                 return [Finding("A3c", WARN, f"part '{part}' of '{body}' is visible")]

@@ -55,6 +55,7 @@ _WHY_OPENER_RE = re.compile(r"(?:以|为了|为|用于|从而|进而|确保|保�
                              r"不必|不再需要|减少|降低|提升)")
 _STEP_RE = re.compile(r"第[一二三四五六七八九十]遍|第[一二三四五六七八九十]步|首先|先")
 _NEW_COMPONENT_RE = re.compile(r"^(?:此外|另外|同时)?[，,]?\s*(?:新增|引入|添加|增加)了?(?:一个|可选的|新的|独立的)?\s*(`[^`]+`)[，,]\s*(.)")
+_MORE_DUTY_RE = re.compile(r"(?:并|再|同时)?(?:重新|自动|负责|生成|下载|更新|记录|检查|维护|提供|导出|注册|把|将)")
 _DOES_RE = re.compile(r"(?:自动|负责|专门|用来|由|把|将|统一|在|按|对)")
 _PROBLEM_RE = re.compile(r"只能|无法|不得不|导致")
 _CONSEQUENCE_RE = re.compile(r"^\s*(?:于是|因此|所以|从而)\s*")
@@ -147,9 +148,14 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
         if new and _DOES_RE.match(text[new.start(2):]):
             # "新增 `X`，自动下载各模型的分词器，…": what the new piece does is its first clause.
             rest = text[new.start(2):]
-            stop = _CLAUSE_BREAK_RE.search(_mask_code(rest))
-            does = clean(rest[: stop.start()] if stop else rest)
-            if 4 <= units(does) <= 24:
+            clauses = _clauses(rest)
+            does = clean(clauses[0])
+            # "自动下载各模型的分词器，重新生成哈希分支…": duties listed on are part of the answer, or there is none.
+            for more in clauses[1:]:
+                if not _MORE_DUTY_RE.match(more):
+                    break
+                does = clean(f"{does}，{more}")
+            if 4 <= units(does) <= 30:
                 component = text[new.start(1):new.end(1)]
                 facts.append(Fact(Relation.DEFINITION, component, does, text, line, marker="new"))
     topic = name or _quoted_topic(text) or _noun_topic(body, finder)

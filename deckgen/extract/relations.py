@@ -33,6 +33,8 @@ from ..types import Fact, Relation
 # The tokens each matcher can fire on: a matcher looks only at these positions
 # (and is skipped when none occurs), instead of testing every token.  A marker
 # word a matcher learns must be added to its set here too, or it never fires.
+_MANNER = frozenset({"手动", "自动", "异步", "同步", "动态", "静态", "默认", "隐式", "显式", "按需", "批量", "原地"})
+"""Words jieba tags as nouns that say how before a verb (通过 X 手动开启: X, not "X 手动")."""
 _NEGATIONS = frozenset({"不再", "不是", "并不", "不去", "并非", "没有", "不"})
 """What opens the rejected option of "不再/并不/没有 A，而是 B"."""
 _SWAP_VERBS = frozenset({"改为", "改成", "换成"})
@@ -107,7 +109,8 @@ class RelationFinder:
             return False
         flag = self._modifiers.get(token.text)
         if flag is None:
-            flag = self._modifiers[token.text] = self.seg.pos(token.text) in ("d", "a", "ad", "b", "")
+            flag = self._modifiers[token.text] = self.seg.pos(token.text) in ("d", "a", "ad", "b", "") \
+                or token.text in _MANNER
         return flag
 
     def find(self, text: str, line: int, topic: str = "") -> list[Fact]:

@@ -105,9 +105,9 @@ def test_a_frame_label_is_not_who_acts() -> None:
 
 
 def test_a_move_the_summary_already_names_makes_no_card_but_one_it_only_mentions_does() -> None:
-    moved = "值得快速浏览。原先的 `NVCC_THREADS` 等环境变量改为 `-DNVCC_THREADS=8` 这样的 CMake define。"
+    moved = "值得快速浏览。原先的 `MAX_JOBS` 环境变量改为 `cmake --build -j` 参数。"
     assert [c for c in _cards_of("用 CMake 取代 setup.py 中的扩展构建逻辑", moved) if c[0] == "contrast"]
-    assert not [c for c in _cards_of("把构建参数改为 `-DNVCC_THREADS=8` 这样的 CMake define", moved) if c[0] == "contrast"]
+    assert not [c for c in _cards_of("把并行度改为 `cmake --build -j` 参数", moved) if c[0] == "contrast"]
 
 
 def test_an_effect_of_the_whole_pr_makes_no_card() -> None:
@@ -123,3 +123,11 @@ def test_a_decision_that_applies_in_one_place_says_where_in_the_question() -> No
     action = "值得精读。在构造函数中进行前置校验，以尽早暴露错误。"
     made = [(q, a) for _, q, a in _cards_of("为重采样添加后端", action)]
     assert [a for q, a in made if q in ("为了尽早暴露错误，该 PR 怎么做？", "该 PR 如何做到尽早暴露错误？")] == ["在构造函数中进行前置校验"]
+
+
+def test_a_name_that_states_its_contrast_is_asked_why_rather_than_what() -> None:
+    review = ("值得精读。1. **显式开关而非默认启用**: 通过 `params.flash_attn` 手动开启，因为当时部分配置要么不支持、要么明显更慢。"
+              " 2. **掩码填充**: 要求 KQ mask 按 `PAD` 填充。")
+    cards = _cards_of("为 ggml 新增融合注意力算子", review)
+    assert [a for kind, _, a in cards if kind == "why"] == ["当时部分配置要么不支持、要么明显更慢"]
+    assert not [c for c in cards if c[0] == "decision" and "显式开关" in c[1]]

@@ -99,6 +99,28 @@ def test_a_question_may_not_open_with_the_rest_of_a_shi_clause() -> None:
     assert "A7:R" in codes(replace(BASE, prompt="是在运行时通过什么加载？"), gate.check_orphans)
 
 
+def test_an_answer_guessed_from_a_name_inside_it_is_rejected() -> None:
+    cmake = replace(BASE, cue="r · 用 CMake 取代 setup.py", prompt="该 PR 把编译标志搬进了什么地方？", answer="独立的 `CMakeLists.txt`")
+    assert "A3:R" in codes(cmake, gate.check_leak)
+    define = replace(BASE, prompt="从「`NVCC_THREADS` 等环境变量」迁移到了什么？", answer="`-DNVCC_THREADS=8` 这样的 define")
+    assert "A3:R" in codes(define, gate.check_leak)
+    # A name of the front that the answer holds among much else gives nothing away.
+    backend = replace(BASE, cue="r · 接入 FlashMLA 作为解码后端", prompt="「继承而非重写」指的是怎样的设计？",
+                      answer="`FlashMLABackend` 直接继承父类，prefill 沿用父类路径，只在 decode 时调用新内核")
+    assert codes(backend, gate.check_leak) == []
+    gap = replace(CLOZE, prompt="原先的 `NVCC_THREADS` 等环境变量改为 " + deletion(1, "`-DNVCC_THREADS=8` 这样的 define"))
+    assert "A3c:R" in codes(gap, gate.check_cloze_context)
+
+
+def test_an_answer_pointing_back_at_the_review_is_not_specific() -> None:
+    assert "A4:R" in codes(replace(BASE, answer="前缀复用这一处"), gate.check_specific)
+
+
+def test_either_or_is_one_reason_not_a_list() -> None:
+    card = replace(BASE, prompt="手动开启的原因是什么？", answer="当时部分配置要么不支持、要么明显更慢")
+    assert codes(card, gate.check_one_fact) == []
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

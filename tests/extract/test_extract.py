@@ -121,5 +121,5 @@ def test_a_frame_ending_in_zaiyu_is_no_decision_name() -> None:
 
 def test_a_new_piece_of_code_is_defined_by_what_it_does() -> None:
     review = "值得精读。新增 `update.py`，自动下载各模型的分词器，重新生成哈希分支。"
-    assert ("definition", "`update.py`", "自动下载各模型的分词器") in _facts(review)
+    assert ("definition", "`update.py`", "自动下载各模型的分词器，重新生成哈希分支") in _facts(review)
     assert not [f for f in _facts("值得精读。新增 `update.py`，这很好。") if f[0] == "definition"]
