@@ -293,7 +293,8 @@ class CardMaker:
             owner = x if x and not PRONOUN_RE.match(x) and not is_self_reference(x) else "该 PR 的做法"
             self.qa(fact, CardKind.WHY, "benefit_what" if fact.verb == "好处" else "cost_what", y, owner + fact.verb, x=owner)
         elif rel == Relation.CAUSE:
-            self.qa(fact, CardKind.WHY, "cause_why", x, y, y=y)
+            if "或" not in y:  # "为什么 A 或 B 时自动关闭？": one reason rarely covers both cases
+                self.qa(fact, CardKind.WHY, "cause_why", x, y, y=y)
         elif rel == Relation.CONDITION:
             return  # "什么时候 Y？→ 请求到来时": the when of a step is rarely what a decision is about
         elif rel == Relation.ACTION:

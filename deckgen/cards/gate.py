@@ -47,8 +47,9 @@ _BRACKETS_RE = re.compile("[" + re.escape("".join(PAIRS) + "".join(PAIRS.values(
 # and the gate makes a few hundred thousand of them on a large corpus.
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”")
 _ATOMIC = re.compile(r"`[^`]+`|[\x21-\x7e ]+")
-_CLAUSE_BREAK = re.compile(r"[，；;。](?!\s*(?:否则|不然))")
-"""A break between facts; "超过阈值才按缓存路由，否则退回最短队列" is one rule, its else included."""
+_CLAUSE_BREAK = re.compile(r"[，；;。](?!\s*(?:否则|不然|减少|降低|节省|避免))")
+"""A break between facts; "超过阈值才按缓存路由，否则退回最短队列" is one rule, its else included, and "保留多份副本，
+减少各阶段之间的同步" one effect, what it buys included."""
 _EMBEDDED_WHETHER = re.compile(r"(?:检查|判断|校验|确认|验证|决定|看)[^，,？?]{1,30}?是否[^，,？?]{1,12}")
 _JOINED = re.compile(r"并|同时|以及")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -188,6 +189,24 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
 
 
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{3,}")
+
+
+def check_restated_name(card: Card, seg: Segmenter) -> list[Finding]:
+    """A3n: what a named decision does is more than its name said ("「V 缓存不再转置」是什么做法？→ V 缓存改为非转置
+    布局存放" only restates it)."""
+    if card.kind != CardKind.DECISION:
+        return []
+    name = _NAME_IN_QUESTION.search(card.prompt)
+    if not name:
+        return []
+    words = [t for t in content_tokens(seg, name.group(1)) if len(norm(t)) >= 2]
+    answer = norm(card.answer)
+    if len(words) >= 2 and sum(norm(t) in answer for t in words) / len(words) >= 2 / 3:
+        return [Finding("A3n", REJECT, f"the answer restates the name '{name.group(1)}'")]
+    return []
+
+
+_NAME_IN_QUESTION = re.compile(r"^「([^」]+)」")
 
 
 def _shown_inside(answer: str, front: str) -> str:
@@ -517,7 +536,8 @@ def check_typography(card: Card, seg: Segmenter) -> list[Finding]:
 
 
 CHECKS: tuple[Callable[[Card, Segmenter], list[Finding]], ...] = (
-    check_answer_shape, check_yes_no, check_context_cue, check_leak, check_summary_leak, check_trivia,
+    check_answer_shape, check_yes_no, check_context_cue, check_leak, check_restated_name, check_summary_leak,
+    check_trivia,
     check_answer_phrase, check_time_answer,
     check_question_length,
     check_answer_length, check_one_fact, check_specific, check_fragments, check_balanced,

@@ -53,6 +53,8 @@ _LONGEST_EXPLANATION = 42
 _CLAUSE_RUN_RE = re.compile(r"[^，,]+")
 _WHY_OPENER_RE = re.compile(r"(?:以|为了|为|用于|从而|进而|确保|保证|使|让|避免|防止|便于|因为|由于|因此|所以|于是|这样|这是|既|也|无需|"
                              r"不必|不再需要|减少|降低|提升)")
+_ADD_ON_RE = re.compile(r"(?:并且?|同时|此外|另外)(?!且)")
+"""A clause adding a second step to a named decision ("…折叠成一个算子，并在 F 中替换"): the answer stops before it."""
 _STEP_RE = re.compile(r"第[一二三四五六七八九十]遍|第[一二三四五六七八九十]步|首先|先")
 _NEW_COMPONENT_RE = re.compile(r"^(?:此外|另外|同时)?[，,]?\s*(?:新增|引入|添加|增加)了?(?:一个|可选的|新的|独立的)?\s*(`[^`]+`)[，,]\s*(.)")
 _MORE_DUTY_RE = re.compile(r"(?:并|再|同时)?(?:重新|自动|负责|生成|下载|更新|记录|检查|维护|提供|导出|注册|把|将)")
@@ -277,7 +279,7 @@ def _explanation(body: str) -> str:
     # The clauses of the first sentence that say how, up to one that says why (以/从而/确保 …) or a length a card holds.
     for a, b in spans[1:]:
         following = sentence[a:b].strip()
-        if _EXPLANATION_END_RE.match(following) or _WHY_OPENER_RE.match(following):
+        if _EXPLANATION_END_RE.match(following) or _WHY_OPENER_RE.match(following) or _ADD_ON_RE.match(following):
             break
         if units(body[start:b]) > _LONGEST_EXPLANATION:
             # Cut for length, the answer would stop mid-procedure ("第一遍…，第二遍利用收集到的节点" without what

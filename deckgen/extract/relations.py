@@ -481,7 +481,12 @@ class RelationFinder:
             if m in used or not span.at_clause_start(m) or span.word(m + 1) in ("做", "的"):
                 continue
             a, b = span.previous_clause(m)
-            effect = clean(span.cut(m, span.clause_end(m)))
+            end = span.clause_end(m)
+            effect = clean(span.cut(m, end))
+            after = end + 1
+            if after < len(span.tokens) and span.word(after) in EFFECT_VERBS:
+                # "这样 X 可以保留多份副本，减少各阶段之间的同步": what that buys is part of the effect
+                effect = clean(span.cut(m, span.clause_end(after)))
             if _REJECTED_OPTION.match(span.cut(a, b)):
                 # "X，而非放在单独的缓冲区里，这样 Y": Y follows from X, the option chosen, not the one rejected.
                 a, b = span.previous_clause(a) if a > 0 else (0, 0)

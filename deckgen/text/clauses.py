@@ -128,9 +128,17 @@ _LEADING_WORDS = CONNECTIVES - {"“", "「"}
 _LEADING_SIZES = sorted({len(w) for w in _LEADING_WORDS}, reverse=True)
 
 
+_VAGUE_POINT = re.compile(r"(?:时间点|时机|时刻|位置|地方)$")
+
+
 def _without_parenthetical(match: re.Match[str]) -> str:
-    """Nothing, or a space where Latin script would otherwise run into Chinese ("`flash_attn`（…）手动" → "… 手动")."""
+    """Nothing, or a space where Latin script would otherwise run into Chinese ("`flash_attn`（…）手动" → "… 手动").
+
+    An aside that says which point a vague word means stays ("一个明确的时间点（在最终 InputBatch 构建之后）").
+    """
     text, start, end = match.string, match.start(), match.end()
+    if _VAGUE_POINT.search(text, 0, start):
+        return match.group()
     before, after = text[start - 1:start], text[end:end + 1]
     latin = re.compile(r"[A-Za-z0-9_`)\]]")
     word = re.compile(r"[A-Za-z0-9_`(\[\u3400-\u9fff]")  # no space before punctuation: "`X`（…），" → "`X`，"

@@ -131,3 +131,8 @@ def test_a_name_that_states_its_contrast_is_asked_why_rather_than_what() -> None
     cards = _cards_of("为 ggml 新增融合注意力算子", review)
     assert [a for kind, _, a in cards if kind == "why"] == ["当时部分配置要么不支持、要么明显更慢"]
     assert not [c for c in cards if c[0] == "decision" and "显式开关" in c[1]]
+
+
+def test_a_reason_for_two_cases_at_once_makes_no_card() -> None:
+    review = "值得精读。非 CUDA 平台或配置了 KV connector 时自动关闭，因为现有 connector 只认一维块列表。"
+    assert not [c for c in _cards_of("引入混合 KV cache 管理器", review) if c[0] == "why" and "或" in c[1]]

@@ -121,6 +121,20 @@ def test_either_or_is_one_reason_not_a_list() -> None:
     assert codes(card, gate.check_one_fact) == []
 
 
+def test_a_named_decision_must_say_more_than_its_name() -> None:
+    card = replace(BASE, kind=CardKind.DECISION, prompt="「V 缓存不再转置」具体是什么做法？",
+                   answer="启用 FA 时 V 缓存改为非转置布局存放")
+    assert "A3n:R" in codes(card, gate.check_restated_name)
+    fine = replace(card, prompt="「调用方拥有缓冲区模式」指的是怎样的设计？", answer="`prepare` 写入调用方提供的缓冲区并返回其视图")
+    assert codes(fine, gate.check_restated_name) == []
+
+
+def test_a_mechanism_with_what_it_buys_is_one_fact() -> None:
+    card = replace(BASE, answer="调度器可以自动为输入保留多份副本，减少流水线各阶段之间的同步")
+    assert "A2:R" not in codes(card, gate.check_one_fact)
+    assert "A2:R" in codes(replace(card, answer="调度器可以自动为输入保留多份副本，输入内存也能复用"), gate.check_one_fact)
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

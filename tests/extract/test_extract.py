@@ -123,3 +123,8 @@ def test_a_new_piece_of_code_is_defined_by_what_it_does() -> None:
     review = "值得精读。新增 `update.py`，自动下载各模型的分词器，重新生成哈希分支。"
     assert ("definition", "`update.py`", "自动下载各模型的分词器，重新生成哈希分支") in _facts(review)
     assert not [f for f in _facts("值得精读。新增 `update.py`，这很好。") if f[0] == "definition"]
+
+
+def test_a_named_decision_stops_before_a_step_added_with_bing() -> None:
+    review = "值得精读。1. **单一融合算子**: 把算子链折叠成一个算子，并在构图函数中替换。 2. **掩码填充**: 要求掩码按块填充。"
+    assert ("definition", "单一融合算子", "把算子链折叠成一个算子") in _facts(review)

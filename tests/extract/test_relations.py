@@ -59,8 +59,8 @@ def test_look_alike_markers_give_nothing(text: str) -> None:
 
 
 def test_an_effect_after_a_rejected_option_follows_from_the_option_chosen() -> None:
-    found = facts("把输入张量改为在计算图内分配，而非放在单独的缓冲区里，这样调度器可以自动保留多份副本")
-    assert ("result", "把输入张量改为在计算图内分配", "调度器可以自动保留多份副本") in found
+    found = facts("把输入张量改为在计算图内分配，而非放在单独的缓冲区里，这样调度器可以自动保留多份副本，减少各阶段的同步")
+    assert ("result", "把输入张量改为在计算图内分配", "调度器可以自动保留多份副本，减少各阶段的同步") in found
     assert not [f for f in found if f[0] == "result" and "缓冲区" in f[1]]
 
 
@@ -88,6 +88,7 @@ def test_clean_trims_connectives_and_particles() -> None:
     assert clean("并且统一了接口（见下文）的") == "统一了接口"
     assert clean("“逐层守卫”") == "逐层守卫"
     assert clean("作者把序列化逻辑抽到了独立的 crate 中") == "把序列化逻辑抽到了独立的 crate 中"
+    assert clean("统一到一个明确的时间点（在最终批次构建之后）") == "统一到一个明确的时间点（在最终批次构建之后）"
     assert clean("只返回 `IntermediateTensors`（`hidden_states` 与 `residual`），由 worker 收发") == \
         "只返回 `IntermediateTensors`，由 worker 收发"
     assert clean("先检查 `flash_attn`（见下文）手动开启") == "先检查 `flash_attn` 手动开启"
