@@ -59,6 +59,8 @@ _STEP_RE = re.compile(r"第[一二三四五六七八九十]遍|第[一二三四�
 _NEW_COMPONENT_RE = re.compile(r"^(?:此外|另外|同时)?[，,]?\s*(?:新增|引入|添加|增加)了?(?:一个|可选的|新的|独立的)?\s*(`[^`]+`)[，,]\s*(.)")
 _MORE_DUTY_RE = re.compile(r"(?:并|再|同时)?(?:重新|自动|负责|生成|下载|更新|记录|检查|维护|提供|导出|注册|把|将)")
 _DOES_RE = re.compile(r"(?:自动|负责|专门|用来|由|把|将|统一|在|按|对)")
+_MUST_RE = re.compile(r"必须|不得不")
+_TURN_RE = re.compile(r"改为|改用|转而|改成")
 _PROBLEM_RE = re.compile(r"只能|无法|不得不|导致")
 _CONSEQUENCE_RE = re.compile(r"^\s*(?:于是|因此|所以|从而)\s*")
 _REFERENCE_RE = re.compile(r"(?:现场|直接|再|并)?(?:把|将)?(?:前者|后者|上述)")
@@ -272,6 +274,12 @@ def _explanation(body: str) -> str:
         done = _CONSEQUENCE_RE.sub("", body[a:b].strip())
         if _DECISION_VERB_RE.match(done):  # "于是新增 Z" says what was done; "于是所有组可以…" only what followed
             return clean(_REFERENCE_RE.split(done, maxsplit=1)[0])
+    # "FlashAttention-1 把 K/V 切给 4 个 warp，…必须经共享内存汇总，FA2 改为切分 Q": the old way and its problem
+    # set the scene; the decision is the clause that turns to the new way.
+    if any(_PROBLEM_RE.search(sentence[a:b]) or _MUST_RE.search(sentence[a:b]) for a, b in spans[:-1]):
+        turn = next((i for i, (a, b) in enumerate(spans[1:], 1) if _TURN_RE.search(sentence[a:b])), None)
+        if turn is not None:
+            spans = spans[turn:]
     start, end = spans[0]
     connective = _EXPLANATION_END_RE.search(masked, start, end)
     if connective:

@@ -59,10 +59,13 @@ _PARTIAL_LEFT = re.compile(r"^\s*(?:并且|并|再|使得|使|让)")
 """A clause before an effect that is only the last step of a longer one ("…折叠成一个算子，并在 X 中替换，使…"),
 or an effect itself: what it leads to is not its own doing."""
 _NOT_DOING = re.compile(r"^(?:不再|不|无需|不必|没有)")
+_DEMONSTRATIVE = re.compile(r"^(?:这些|那些|这个|那个|这|那|该|其|它们?)")
+_CONSEQUENCE_IN = re.compile(r"因此|因而|从而|所以|于是")
 _NEXT_STEP = frozenset({"再", "并", "然后", "随后"})
 _REJECTED_OPTION = re.compile(r"^\s*(?:而)?(?:非|不是|并非|不|没有)")
 
-_PRONOUN_ARG = re.compile(r"(?:它们?|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
+_PRONOUN_ARG = re.compile(r"(?:它|这|此|其|这是(?:一个|一种)?|这样做|此举|这一做法|这种做法|这样做的)")
+"""A pronoun standing for the decision the sentence is about; 它们 (several things: "把它们写进缓存") never does."""
 _AGENT_TAIL = re.compile(r"\s*(?:因此|于是|所以|也|就|都|则|便|再|还)+$")
 _AUTHORS = frozenset({"作者", "实现者", "开发者", "我们", "维护者"})
 _OTHERWISE = ("否则", "不然", "反之")
@@ -211,7 +214,10 @@ class RelationFinder:
                     if toks[k].text in CHOOSE_VERBS:
                         verb, a = toks[k].text, k + 1
                         break
-                yield Fact(Relation.CONTRAST, clean(span.cut(a, b)), self._right(span, m + width, set()),
+                chosen = clean(span.cut(a, b))
+                if _CONSEQUENCE_IN.search(chosen):
+                    continue  # "段因此可以“长大”，而不是另起一段": what followed from the decision, not an option
+                yield Fact(Relation.CONTRAST, chosen, self._right(span, m + width, set()),
                            "", 0, marker=span.cut(m, m + width), verb=verb), {m}
             elif tok.text == "而是" and span.at_clause_start(m):
                 a, b = span.previous_clause(m)
@@ -372,7 +378,8 @@ class RelationFinder:
             left = _FILLER_LEFT.sub(r"\1", left)
             if start == m and _PARTIAL_LEFT.match(span.cut(*span.previous_clause(m))):
                 continue
-            if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于")):
+            if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于",
+                                                                  "会")):  # "左填充会让某些行被屏蔽": a problem, not an effect
                 continue
             after = self._after(span, m, "了")
             yield Fact(Relation.RESULT, left, self._right(span, after, used), "", 0,
@@ -402,7 +409,8 @@ class RelationFinder:
             thing, done = clean(span.cut(m + 1, verb)), clean(span.cut(verb, stop))
             swap = _SWAP.match(done)
             if swap:  # 把 A 换成 B: B was chosen instead of A
-                yield Fact(Relation.CONTRAST, clean(swap.group(1)), thing, "", 0, marker="把…换成"), {m}
+                if not _DEMONSTRATIVE.match(thing):  # "把这些行改成…": no option was weighed, some rows were changed
+                    yield Fact(Relation.CONTRAST, clean(swap.group(1)), thing, "", 0, marker="把…换成"), {m}
                 continue
             yield Fact(Relation.ACTION, thing, done, "", 0, marker="把", verb=toks[verb].text, name=agent), {m}
 

@@ -16,6 +16,8 @@ CONNECTIVES = frozenset({
     "然后", "即", "就", "都", "又", "既", "则", "特别是", "尤其是", "因为", "由于", "所以", "因此",
     "虽然", "尽管", "不过", "其中", "最终", "只是", "仅仅", "“", "「",
 })
+_CHANGED = frozenset("变改少多慢快大小高低长短满空错乱")
+"""One-character verbs of change that need their 了 at the end of a clause."""
 TRAILING_PARTICLES = ("了", "的", "来", "也", "，", ",", "、", "；", ";", " ")
 SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这一?|这次)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
 # The reviewer talking, not a decision: "建议作为模板案例", "值得…".
@@ -28,7 +30,7 @@ LINK_VERBS = frozenset({
     "同步", "暴露", "解决", "兼容", "覆盖", "模拟", "记录", "区分", "隔离", "复用", "触发", "检查",
     "检测", "拦截", "捕获", "生成", "计算", "替换", "消除", "加速", "保持", "还原", "限制", "排除",
 })
-NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同时", "以", "并", "来", "再", "从而",
+NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同时", "以", "并", "来", "再", "从而", "按", "经", "沿",
                          "为", "给", "让", "使", "被", "由", "如何", "是", "都", "也", "就", "却"})
 COMPLEMENTS = frozenset({"在", "到", "成", "为", "给", "至", "进"})
 PASSED_SENSE = frozenset({"了", "所有", "全部", "审查", "测试", "评审", "CI", "review"})
@@ -118,7 +120,7 @@ class Span:
 # "关键设计决策是…", "第三处是…", "核心亮点在于…": the reviewer's frame, not the decision.
 _META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)"
                         r"|^[^，,。；;“「]{0,6}?(?:值得一提|需要注意|要注意|值得注意|注意)的是"
-                        r"|^(?:需要|要|请)?注意(?:到)?(?=[^的])")
+                        r"|^(?:需要|要|请)?注意(?:到)?(?=[^的力])")
 # "它用指数退避替代…": the pronoun subject of a means clause adds nothing.
 _PRONOUN_SUBJECT = re.compile(r"^(?:它|其|这|作者|(?:这个|这一|这次|本|该|此)\s*(?:改动|PR|变更|修改))\s*(?=用|把|通过|以|在|将|会|也|还|并)")
 
@@ -164,6 +166,8 @@ def clean(text: str) -> str:
                 break
         # The one-call check first: most arguments end in none of them.
         for tail in TRAILING_PARTICLES if text.endswith(TRAILING_PARTICLES) else ():
+            if tail == "了" and text[-2:-1] in _CHANGED:
+                continue  # "相对位置变了": without 了 the change is not said
             if text.endswith(tail) and len(text) > len(tail):
                 text = text[: -len(tail)].rstrip()
                 changed = True

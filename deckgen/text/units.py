@@ -25,9 +25,11 @@ _MARKER_PATTERNS: dict[str, re.Pattern[str]] = {
     "dun": re.compile(_BOUNDARY + r"(\d{1,2})、\s*"),
     "circled": re.compile(r"([\u2460-\u2473\u2474-\u2487])\s*"),
     "cn_wrapped": re.compile(r"[(（]([" + _CN_NUM + r"])[)）]\s*"),
-    "shi": re.compile(_BOUNDARY + r"([" + _CN_NUM + r"])是"),
+    # 一是 may follow its subject directly ("本次重构一是…；二是…"); the run must still climb 一, 二, 三.
+    "shi": re.compile(r"(?:" + _BOUNDARY + r"|(?<=[\u3400-\u9fff])(?<![唯统之第同单万划均逐])(?=一是(?!否)))(["
+                      + _CN_NUM + r"])是"),
     "di": re.compile(_BOUNDARY + r"第([" + _CN_NUM + r"])(?:点|步|处|项|条|个方面|方面)?(?:是|[，,、：:])\s*"),
-    "seq": re.compile(_BOUNDARY + r"(首先|其次|再次|然后|最后)[，,：:]?\s*"),
+    "seq": re.compile(_BOUNDARY + r"(首先|其次|再次|然后|最后)(?:是)?[，,：:]?\s*"),
     # Markdown-style bullets at the start of a line; numbered by position.
     "bullet": re.compile(r"(?:^|(?<=\n))[ \t]*([-*•·])[ \t]+"),
 }

@@ -128,3 +128,9 @@ def test_a_new_piece_of_code_is_defined_by_what_it_does() -> None:
 def test_a_named_decision_stops_before_a_step_added_with_bing() -> None:
     review = "值得精读。1. **单一融合算子**: 把算子链折叠成一个算子，并在构图函数中替换。 2. **掩码填充**: 要求掩码按块填充。"
     assert ("definition", "单一融合算子", "把算子链折叠成一个算子") in _facts(review)
+
+
+def test_an_explanation_that_opens_with_the_old_way_gives_the_turn_to_the_new() -> None:
+    review = ("值得精读。1. **调整分工**: 旧版把 K/V 切给 4 个 warp，部分结果必须经共享内存汇总，新版改为切分 Q、让 K/V 对所有 warp 可见。"
+              " 2. **序列并行**: 把不同 Q 块分给不同线程块。")
+    assert ("definition", "调整分工", "新版改为切分 Q、让 K/V 对所有 warp 可见") in _facts(review)

@@ -28,6 +28,7 @@ def facts(text: str, topic: str = "") -> list[tuple[str, str, str]]:
         ("预分配工作区，从而消除了非法内存访问", ("avoid", "预分配工作区", "非法内存访问")),
         ("通过 `lru_cache` 实现重采样器复用", ("means", "`lru_cache`", "实现重采样器复用")),
         ("通过 `params.flash_attn`（命令行 `-fa`）手动开启", ("means", "`params.flash_attn`", "手动开启")),
+        ("写缓存时用 `index_copy_` 按位置写入", ("means", "`index_copy_`", "按位置写入")),
         ("用 ARG 拼 stage 名实现条件构建", ("means", "ARG 拼 stage 名", "实现条件构建")),
         ("无默认值让协议差异快速暴露", ("result", "无默认值", "协议差异快速暴露")),
         ("启动期强校验把配置漂移扼杀在握手阶段", ("action", "配置漂移", "扼杀在握手阶段")),
@@ -78,6 +79,17 @@ def test_a_link_verb_used_as_a_modifier_does_not_end_the_means() -> None:
     assert ("means", "`DL_IMPL` 宏", "导出统一的入口函数") in facts("并用 `DL_IMPL` 宏导出统一的入口函数")
 
 
+def test_what_followed_or_a_problem_is_no_option_and_no_effect() -> None:
+    assert not [f for f in facts("物理显存按需映射到段尾，段因此可以“长大”，而不是另起一段") if f[0] == "contrast"]
+    assert not [f for f in facts("左填充会让某些行被整行屏蔽") if f[0] == "result"]
+    assert not [f for f in facts("于是用 `unmask` 把这些行改成“看见全部”") if f[0] == "contrast"]
+
+
+def test_several_things_are_not_the_decision_the_sentence_is_about() -> None:
+    found = RelationFinder(get_segmenter()).find("内核直接把它们写进缓存的对应位置", 1, "原地更新缓存")
+    assert not [f for f in found if f.subject == "原地更新缓存"]
+
+
 def test_pronoun_subject_resolves_to_topic() -> None:
     """"“捕获轴”机制，这是一个解决 X 问题的方案" → the mechanism solves X."""
     found = facts("这是一个解决输入形状多样性问题的优雅方案", topic="“捕获轴”机制")
@@ -89,6 +101,8 @@ def test_clean_trims_connectives_and_particles() -> None:
     assert clean("“逐层守卫”") == "逐层守卫"
     assert clean("作者把序列化逻辑抽到了独立的 crate 中") == "把序列化逻辑抽到了独立的 crate 中"
     assert clean("统一到一个明确的时间点（在最终批次构建之后）") == "统一到一个明确的时间点（在最终批次构建之后）"
+    assert clean("窗口移动后相对位置变了") == "窗口移动后相对位置变了"
+    assert clean("统一了采样接口了") == "统一了采样接口"
     assert clean("只返回 `IntermediateTensors`（`hidden_states` 与 `residual`），由 worker 收发") == \
         "只返回 `IntermediateTensors`，由 worker 收发"
     assert clean("先检查 `flash_attn`（见下文）手动开启") == "先检查 `flash_attn` 手动开启"

@@ -82,6 +82,12 @@ def test_praise_around_a_description_stays_praise_and_praise_adverbs_go() -> Non
     assert cut("把路由逻辑优雅地集成到统一框架中") == "把路由逻辑集成到统一框架中"
 
 
+def test_attention_is_not_a_frame_and_concerns_and_motives_are_not_decisions() -> None:
+    assert cut("注意力层不再自己拼接元组，而是调用 `update`") == "注意力层不再自己拼接元组，而是调用 `update`"
+    assert cut("评审的主要顾虑是透传会让参数拼写错误更难被发现", ordinal=1, lead="两个设计决策") == ""
+    assert cut("动机很直接：各种掩码变体层出不穷，为每一种都手写内核并不现实") == ""
+
+
 def test_a_checklist_tail_cuts_only_the_question() -> None:
     assert cut("`check_x` 函数的判断逻辑是否足够稳健", ordinal=1, lead="两个设计决策") == "`check_x` 函数的判断逻辑"
 

@@ -78,3 +78,14 @@ def test_a_sentence_announcing_its_parts_is_cut_into_them_when_the_count_matches
         ("按旧名定义三个目标", 3, "方案可以概括为三点")]
     assert all(text[u.offset:u.offset + len(u.text)] == u.text for u in units)
     assert len(split_units("方案可以概括为三点：把标志搬进 CMake；只负责挑选扩展。", [])) == 1  # two parts, not three
+
+
+def test_an_enumeration_opening_right_after_its_subject_and_shi_after_a_step_word() -> None:
+    from deckgen.text.units import split_units
+
+    units = split_units("本次重构一是把后端抽成独立函数；二是按配置取函数；三是参数经 kwargs 透传。", [])
+    assert [(u.ordinal, u.text) for u in units if u.ordinal] == [
+        (1, "把后端抽成独立函数"), (2, "按配置取函数"), (3, "参数经 kwargs 透传")]
+    assert len(split_units("统一是一个目标，没有第二点。", [])) == 1  # a lone 一是 is no list
+    steps = split_units("首先是“分数修改函数”：用户只写标量函数；其次是“块稀疏掩码”：跳过整块。", [])
+    assert [u.text for u in steps] == ["“分数修改函数”：用户只写标量函数", "“块稀疏掩码”：跳过整块"]
