@@ -306,7 +306,8 @@ class CardMaker:
             if verb and y[len(verb):len(verb) + 1] in _COMPLEMENTS:  # 扼杀 + 在握手阶段: the complement asks where
                 verb = y[: len(verb) + 1]
             if verb.endswith(("成", "为")) and units(y) - units(verb) >= 2:  # 把 X 拆成 Y: ask for Y
-                self.qa(fact, CardKind.HOW, "action_into", y[len(verb):].strip(), x, a=agent, x=x, v=verb)
+                into = _DONE_TAIL.sub("", y[len(verb):].strip())  # "合并成一个通信组完成": the group, not 完成
+                self.qa(fact, CardKind.HOW, "action_into", into, x, a=agent, x=x, v=verb)
             elif verb.endswith(("到", "在", "进", "至")) and units(y) - units(verb) >= 2 \
                     and not _GOES_ON.search(y[len(verb):]):  # 收敛到一次并跨层缓存: not a place, two steps
                 family = "action_amount" if verb.startswith(_CHANGE_IN_AMOUNT) else "action_where"
@@ -403,6 +404,7 @@ _WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被"
 _BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 _CODE_SPAN = re.compile(r"`[^`]+`")
+_DONE_TAIL = re.compile(r"\s*(?:来)?(?:完成|实现|进行)$")
 _NAMED_CONTRAST = re.compile(r"而非|而不是|不再|取代|替代")
 _MIGRATION = ("从", "原先")
 """Markers of a move from an old form to a new one (从 A 迁移到 B, 原先的 A 改为 B): A was replaced, not weighed."""

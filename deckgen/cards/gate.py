@@ -37,6 +37,7 @@ ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它
 # "把前者换算成后者": a reference to an earlier clause, which the card does not show, anywhere in a field.
 REFERENCE_ANYWHERE = re.compile(r"前者|后者|上述|前面提到|如上所述")
 _BOTH = re.compile(r"二者|两者|三者")
+_THESE = re.compile(r"这些|那些")
 """In a question, "二者靠什么衔接？" names neither; an answer that says "A …，B …，二者…" has named both."""
 ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/+#%\-]*")
@@ -389,6 +390,8 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
             return [Finding("A4", REJECT, "bare number")]
         if not _WORDLIKE.search(plain):
             return [Finding("A4", REJECT, f"'{plain}' is only symbols")]
+        if len(plain) <= 2 and seg.pos(plain) in _VERB_TAGS:
+            return [Finding("A4", REJECT, f"'{plain}' is a bare verb")]  # "…怎么处理？→ 完成"
         if plain.endswith(DEICTIC_ENDS):
             return [Finding("A4", REJECT, f"'{plain}' points back at the review instead of naming the place")]
         if _COUNTING.fullmatch(plain):
@@ -463,6 +466,8 @@ def check_orphans(card: Card, seg: Segmenter) -> list[Finding]:
             findings.append(Finding("A7", REJECT, f"starts with an orphan pronoun or connective: '{plain[:12]}'"))
         if REFERENCE_ANYWHERE.search(plain):
             findings.append(Finding("A7", REJECT, f"refers back to text the card does not show: '{plain[:12]}'"))
+    if card.kind != CardKind.CLOZE and _THESE.search(_plain(card.answer)):
+        findings.append(Finding("A7", REJECT, "the answer refers to things the card does not name"))  # 把这些区域…
     if card.kind != CardKind.CLOZE and _BOTH.search(_plain(card.prompt)):
         findings.append(Finding("A7", REJECT, "the question refers to two things it does not name"))
     if card.kind != CardKind.CLOZE and _PRONOUN.search(_plain(card.answer)):

@@ -35,6 +35,9 @@ from ..types import Fact, Relation
 # word a matcher learns must be added to its set here too, or it never fires.
 _MANNER = frozenset({"手动", "自动", "异步", "同步", "动态", "静态", "默认", "隐式", "显式", "按需", "批量", "原地"})
 """Words jieba tags as nouns that say how before a verb (通过 X 手动开启: X, not "X 手动")."""
+_MAYBE = re.compile(r"可能|也许|或许")
+_WHOLE_VERBS = frozenset({"完成", "形成", "构成", "组成", "造成", "生成", "达成", "促成", "认为", "成为", "作为", "行为"})
+"""Verbs ending in 成/为 that take no complement: "合并成一个通信组完成" is 合并成 + 一个通信组, not + 完成."""
 _NEGATIONS = frozenset({"不再", "不是", "并不", "不去", "并非", "没有", "不"})
 """What opens the rejected option of "不再/并不/没有 A，而是 B"."""
 _SWAP_VERBS = frozenset({"改为", "改成", "换成"})
@@ -379,7 +382,8 @@ class RelationFinder:
             if start == m and _PARTIAL_LEFT.match(span.cut(*span.previous_clause(m))):
                 continue
             if not left or left in ("从而", "进而") or left.endswith(("是", "要", "需", "应", "需要", "应该", "能", "可以", "如何", "用于",
-                                                                  "会")):  # "左填充会让某些行被屏蔽": a problem, not an effect
+                                                                  "会", "为")):
+                # "左填充会让某些行被屏蔽" states a problem; "为了让调度保持简单" a purpose (see _purpose)
                 continue
             after = self._after(span, m, "了")
             yield Fact(Relation.RESULT, left, self._right(span, after, used), "", 0,
@@ -398,7 +402,8 @@ class RelationFinder:
                 word = toks[k].text
                 if word in COMPLEMENTS and self.is_verb(toks[k - 1]) and k - 1 > m + 1:
                     verb = k - 1
-                elif self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为", "进")) and len(word) > 1:
+                elif self.is_verb(toks[k]) and word.endswith(("到", "成", "在", "为", "进")) and len(word) > 1 \
+                        and word not in _WHOLE_VERBS:
                     verb = k
             if verb is None or verb <= m + 1:
                 continue
@@ -466,6 +471,10 @@ class RelationFinder:
                 effect = clean(span.cut(after, span.clause_end(after)))
             else:
                 continue
+            if cause.endswith(("时", "时候")) and end + 1 < len(toks) and after != end + 1:
+                cause = clean(span.cut(m + 1, span.clause_end(end + 1)))  # "因为在 X 增长时，每卡通信量不变"
+            elif cause.endswith(("时", "时候")) and end + 1 < len(toks) and b > a:
+                cause = clean(span.cut(m + 1, span.clause_end(end + 1)))
             if cause and effect and units(effect) >= 4:
                 yield Fact(Relation.CAUSE, cause, effect, "", 0, marker=tok.text), {m}
 
@@ -500,6 +509,8 @@ class RelationFinder:
                 a, b = span.previous_clause(a) if a > 0 else (0, 0)
                 if _REJECTED_OPTION.match(span.cut(a, b)):
                     continue
+            if _MAYBE.search(effect):
+                continue  # "按元素均分，这样一个参数可能跨两个分片": a caveat, not what the decision is for
             if b > a and effect and units(effect) >= 4:
                 yield Fact(Relation.RESULT, clean(span.cut(a, b)), effect, "", 0, marker="这样", verb="这样"), {m}
 

@@ -14,8 +14,11 @@ CLAUSE_PUNCT = frozenset("，,；;：:。！？!?—")
 CONNECTIVES = frozenset({
     "并", "且", "同时", "而", "也", "还", "此外", "另外", "再", "并且", "而且", "以及", "但", "但是",
     "然后", "即", "就", "都", "又", "既", "则", "特别是", "尤其是", "因为", "由于", "所以", "因此",
-    "虽然", "尽管", "不过", "其中", "最终", "只是", "仅仅", "“", "「",
+    "虽然", "尽管", "不过", "其中", "最终", "只是", "仅仅", "于是", "“", "「",
 })
+_BING_WORDS = frozenset("行发列存入集联购网轨")
+"""What follows 并 in words that start with it (并行, 并发, 并列): there 并 is no connective."""
+_COME_BACK = frozenset("重起出回过进上下原")
 _CHANGED = frozenset("变改少多慢快大小高低长短满空错乱")
 """One-character verbs of change that need their 了 at the end of a clause."""
 TRAILING_PARTICLES = ("了", "的", "来", "也", "，", ",", "、", "；", ";", " ")
@@ -30,7 +33,7 @@ LINK_VERBS = frozenset({
     "同步", "暴露", "解决", "兼容", "覆盖", "模拟", "记录", "区分", "隔离", "复用", "触发", "检查",
     "检测", "拦截", "捕获", "生成", "计算", "替换", "消除", "加速", "保持", "还原", "限制", "排除",
 })
-NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同时", "以", "并", "来", "再", "从而", "按", "经", "沿",
+NP_BREAKERS = frozenset({"在", "于", "对", "向", "从", "把", "将", "同时", "以", "并", "来", "再", "从而", "按", "经", "沿", "换",
                          "为", "给", "让", "使", "被", "由", "如何", "是", "都", "也", "就", "却"})
 COMPLEMENTS = frozenset({"在", "到", "成", "为", "给", "至", "进"})
 PASSED_SENSE = frozenset({"了", "所有", "全部", "审查", "测试", "评审", "CI", "review"})
@@ -120,7 +123,8 @@ class Span:
 # "关键设计决策是…", "第三处是…", "核心亮点在于…": the reviewer's frame, not the decision.
 _META_LEAD = re.compile(r"^[^，,。；;“「]{0,14}?(?:决策|设计|核心|关键|做法|思路|亮点|要点|改动|重点|第[一二三四五六七八九十]+[处点项个条])(?:是|在于|为)"
                         r"|^[^，,。；;“「]{0,6}?(?:值得一提|需要注意|要注意|值得注意|注意)的是"
-                        r"|^(?:需要|要|请)?注意(?:到)?(?=[^的力])")
+                        r"|^(?:需要|要|请)?注意(?:到)?(?=[^的力])"
+                        r"|^(?:另有|还有|另外还有)(?:一个|一种|一项)?(?:可选的)?")
 # "它用指数退避替代…": the pronoun subject of a means clause adds nothing.
 _PRONOUN_SUBJECT = re.compile(r"^(?:它|其|这|作者|(?:这个|这一|这次|本|该|此)\s*(?:改动|PR|变更|修改))\s*(?=用|把|通过|以|在|将|会|也|还|并)")
 
@@ -160,14 +164,15 @@ def clean(text: str) -> str:
         changed = False
         # Longest connective first; at most one connective of each length can start the text.
         for size in _LEADING_SIZES:
-            if text[:size] in _LEADING_WORDS and len(text) > size and not text[size].isascii():
+            if text[:size] in _LEADING_WORDS and len(text) > size and not text[size].isascii() \
+                    and not (text[:size] == "并" and text[size] in _BING_WORDS):  # 并行度, 并发
                 text = text[size:].lstrip()
                 changed = True
                 break
         # The one-call check first: most arguments end in none of them.
         for tail in TRAILING_PARTICLES if text.endswith(TRAILING_PARTICLES) else ():
-            if tail == "了" and text[-2:-1] in _CHANGED:
-                continue  # "相对位置变了": without 了 the change is not said
+            if tail == "了" and text[-2:-1] in _CHANGED or tail == "来" and text[-2:-1] in _COME_BACK:
+                continue  # "相对位置变了", "推倒重来": without the particle the verb is cut
             if text.endswith(tail) and len(text) > len(tail):
                 text = text[: -len(tail)].rstrip()
                 changed = True

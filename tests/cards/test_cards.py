@@ -136,3 +136,8 @@ def test_a_name_that_states_its_contrast_is_asked_why_rather_than_what() -> None
 def test_a_reason_for_two_cases_at_once_makes_no_card() -> None:
     review = "值得精读。非 CUDA 平台或配置了 KV connector 时自动关闭，因为现有 connector 只认一维块列表。"
     assert not [c for c in _cards_of("引入混合 KV cache 管理器", review) if c[0] == "why" and "或" in c[1]]
+
+
+def test_what_a_thing_was_merged_into_leaves_the_closing_verb_out() -> None:
+    cards = _cards_of("引入上下文并行", "值得精读。权重梯度的归约把 DP 与 CP 合并成一个通信组完成。")
+    assert [a for kind, _, a in cards if kind == "how"] == ["一个通信组"]

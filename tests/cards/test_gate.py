@@ -135,6 +135,11 @@ def test_a_mechanism_with_what_it_buys_is_one_fact() -> None:
     assert "A2:R" in codes(replace(card, answer="调度器可以自动为输入保留多份副本，输入内存也能复用"), gate.check_one_fact)
 
 
+def test_an_answer_that_is_a_bare_verb_or_refers_to_unnamed_things_is_rejected() -> None:
+    assert "A4:R" in codes(replace(BASE, prompt="权重梯度的归约怎么处理？", answer="完成"), gate.check_specific)
+    assert "A7:R" in codes(replace(BASE, answer="把这些区域沿序列维切分到各 rank"), gate.check_orphans)
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

@@ -29,6 +29,7 @@ def facts(text: str, topic: str = "") -> list[tuple[str, str, str]]:
         ("通过 `lru_cache` 实现重采样器复用", ("means", "`lru_cache`", "实现重采样器复用")),
         ("通过 `params.flash_attn`（命令行 `-fa`）手动开启", ("means", "`params.flash_attn`", "手动开启")),
         ("写缓存时用 `index_copy_` 按位置写入", ("means", "`index_copy_`", "按位置写入")),
+        ("反向时只在节点内进行，用显存换跨节点通信", ("means", "显存", "换跨节点通信")),
         ("用 ARG 拼 stage 名实现条件构建", ("means", "ARG 拼 stage 名", "实现条件构建")),
         ("无默认值让协议差异快速暴露", ("result", "无默认值", "协议差异快速暴露")),
         ("启动期强校验把配置漂移扼杀在握手阶段", ("action", "配置漂移", "扼杀在握手阶段")),
@@ -85,6 +86,17 @@ def test_what_followed_or_a_problem_is_no_option_and_no_effect() -> None:
     assert not [f for f in facts("于是用 `unmask` 把这些行改成“看见全部”") if f[0] == "contrast"]
 
 
+def test_purposes_verbs_and_caveats_are_not_effects() -> None:
+    assert not [f for f in facts("为了让调度保持简单，初版要求微批数量是级数的整数倍") if f[0] == "result"]
+    assert not [f for f in facts("按元素数均分给各 rank，这样一个参数可能跨两个分片") if f[0] == "result"]
+    assert ("action", "DP 与 CP", "合并成一个通信组完成") in facts("权重梯度的归约把 DP 与 CP 合并成一个通信组完成")
+
+
+def test_a_reason_that_is_only_when_takes_its_main_clause() -> None:
+    found = facts("之所以用 all-to-all，是因为在序列长度与卡数同比增长时，每张卡的通信量保持不变")
+    assert [f[1] for f in found if f[0] == "cause"] == ["在序列长度与卡数同比增长时，每张卡的通信量保持不变"]
+
+
 def test_several_things_are_not_the_decision_the_sentence_is_about() -> None:
     found = RelationFinder(get_segmenter()).find("内核直接把它们写进缓存的对应位置", 1, "原地更新缓存")
     assert not [f for f in found if f.subject == "原地更新缓存"]
@@ -103,6 +115,9 @@ def test_clean_trims_connectives_and_particles() -> None:
     assert clean("统一到一个明确的时间点（在最终批次构建之后）") == "统一到一个明确的时间点（在最终批次构建之后）"
     assert clean("窗口移动后相对位置变了") == "窗口移动后相对位置变了"
     assert clean("统一了采样接口了") == "统一了采样接口"
+    assert clean("推倒重来") == "推倒重来" and clean("并行度不能超过头数") == "并行度不能超过头数"
+    assert clean("于是可以直接调用任意本地实现") == "可以直接调用任意本地实现"
+    assert clean("另有一个可选的“延迟一步参数更新”") == "延迟一步参数更新"
     assert clean("只返回 `IntermediateTensors`（`hidden_states` 与 `residual`），由 worker 收发") == \
         "只返回 `IntermediateTensors`，由 worker 收发"
     assert clean("先检查 `flash_attn`（见下文）手动开启") == "先检查 `flash_attn` 手动开启"
