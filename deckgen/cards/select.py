@@ -4,7 +4,8 @@ After the gate (:mod:`deckgen.cards.gate`) has rejected the broken ones, the
 rest are ranked and taken in two rounds: first the best card of every decision
 the review states (so every decision gets a card before any gets a second),
 then at most one more card per decision: of another fact of it, asking the other way (why it was done,
-or what); and one cloze note per decision.  A PR gets at most
+or what), or else the mirror of its fact when that side asks for the decision by name or code; and one
+cloze note per decision.  A PR gets at most
 :data:`MAX_CARDS_PER_PR` cards, fewer when the review says it is not worth
 reading closely; there is no minimum.  No two cards test the same text (an
 answer, or a cloze gap: one fact in one direction), ask the same question, or
