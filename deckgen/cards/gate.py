@@ -37,6 +37,7 @@ ORPHAN_START = re.compile(r"^(?:其|该(?!\s*PR|不该)|此(?!\s*PR)|这|那|它
 # "把前者换算成后者": a reference to an earlier clause, which the card does not show, anywhere in a field.
 REFERENCE_ANYWHERE = re.compile(r"前者|后者|上述|前面提到|如上所述")
 _BOTH = re.compile(r"二者|两者|三者")
+_COMPLEMENT_START = ("为", "成", "到", "至")
 _THESE = re.compile(r"这些|那些")
 """In a question, "二者靠什么衔接？" names neither; an answer that says "A …，B …，二者…" has named both."""
 ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
@@ -411,6 +412,9 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
         plain = _plain(text).strip()
         if plain.startswith(BAD_START) or (label != "question" and plain.endswith(BAD_END)):
             findings.append(Finding("A5", REJECT, f"{label} is a broken fragment: '{plain}'"))
+        elif label.startswith("deletion") and plain.startswith(_COMPLEMENT_START):
+            # "内建被替换{{为解释器版本的 builder}}": the gap took the verb's complement along
+            findings.append(Finding("A5", REJECT, f"{label} starts with a verb's complement: '{plain}'"))
     source_words = _source_words(card.sentence, card.entry.review)
     for word in _ASCII_WORD.findall(_plain(card.answer)):
         if word not in source_words:

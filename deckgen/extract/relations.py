@@ -35,6 +35,8 @@ from ..types import Fact, Relation
 # word a matcher learns must be added to its set here too, or it never fires.
 _MANNER = frozenset({"手动", "自动", "异步", "同步", "动态", "静态", "默认", "隐式", "显式", "按需", "批量", "原地"})
 """Words jieba tags as nouns that say how before a verb (通过 X 手动开启: X, not "X 手动")."""
+_HARM = re.compile(r"OOM|浪费|崩溃|出错|失败|卡死|变慢|泄漏|乱码|超时|死锁")
+"""An effect that is harm: the clause before it is the problem, not a decision."""
 _MAYBE = re.compile(r"可能|也许|或许")
 _WHOLE_VERBS = frozenset({"完成", "形成", "构成", "组成", "造成", "生成", "达成", "促成", "认为", "成为", "作为", "行为"})
 """Verbs ending in 成/为 that take no complement: "合并成一个通信组完成" is 合并成 + 一个通信组, not + 完成."""
@@ -386,8 +388,10 @@ class RelationFinder:
                 # "左填充会让某些行被屏蔽" states a problem; "为了让调度保持简单" a purpose (see _purpose)
                 continue
             after = self._after(span, m, "了")
-            yield Fact(Relation.RESULT, left, self._right(span, after, used), "", 0,
-                       marker=span.cut(m, after), verb=tok.text), {m}
+            effect = self._right(span, after, used)
+            if _HARM.search(effect):
+                continue  # "手填上限往往让显存浪费或 OOM": a problem the PR answers, not what it does
+            yield Fact(Relation.RESULT, left, effect, "", 0, marker=span.cut(m, after), verb=tok.text), {m}
 
     def _action(self, span: Span, used: set[int]) -> Iterator[tuple[Fact, set[int]]]:
         """X 把 A V 到/在 B: what was done with A (把配置漂移扼杀在握手阶段)."""
@@ -530,8 +534,8 @@ class RelationFinder:
                     verb, subject = choose, clean(subject[len(choose) :])
                     break
             tokens = self.seg.tokenize(subject)
-            if len(tokens) == 1 and self.is_verb(tokens[0]):
-                continue
+            if any(self.is_verb(t) and len(t.text) > 1 or t.text in ("可以", "能", "会") for t in tokens):
+                continue  # "回报给 router 作为上限", "响应对象可以直接作为参数": what serves as Y is a thing, not an act
             yield Fact(fact.relation, subject, self._role_noun(fact.detail), "", 0, marker=fact.marker,
                        verb=verb), markers
 

@@ -22,7 +22,8 @@ _COME_BACK = frozenset("重起出回过进上下原")
 _CHANGED = frozenset("变改少多慢快大小高低长短满空错乱")
 """One-character verbs of change that need their 了 at the end of a clause."""
 TRAILING_PARTICLES = ("了", "的", "来", "也", "，", ",", "、", "；", ";", " ")
-SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这一?|这次)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)")
+SELF_REF_RE = re.compile(r"^(?:(?:本|此|该|这个|这一?|这次)\s*)?(?:PR|改动|变更|修改|修复|补丁)(?:\s|$|虽|本身)"
+                         r"|^(?:新实现|新版本?|新方案|新写法)(?:\s|$|让|使|把|将)")
 # The reviewer talking, not a decision: "建议作为模板案例", "值得…".
 REVIEWER_SPEAK = re.compile(r"^(?:建议|值得|推荐|可以|需要|应该|关注|重点|留意|注意|阅读|参考)")
 PRONOUN_RE = re.compile(r"^(?:它们?|这(?:些|个)?|此|其)")

@@ -141,3 +141,8 @@ def test_a_reason_for_two_cases_at_once_makes_no_card() -> None:
 def test_what_a_thing_was_merged_into_leaves_the_closing_verb_out() -> None:
     cards = _cards_of("引入上下文并行", "值得精读。权重梯度的归约把 DP 与 CP 合并成一个通信组完成。")
     assert [a for kind, _, a in cards if kind == "how"] == ["一个通信组"]
+
+
+def test_the_new_implementation_is_the_pr_and_its_effect_makes_no_card() -> None:
+    cards = _cards_of("重写解释器模式", "值得快速浏览。新实现让 `@triton.jit` 函数直接作为 Python 执行，张量运算落到 numpy 数组上。")
+    assert not [c for c in cards if c[2] in ("新实现", "Python")]

@@ -140,6 +140,11 @@ def test_an_answer_that_is_a_bare_verb_or_refers_to_unnamed_things_is_rejected()
     assert "A7:R" in codes(replace(BASE, answer="把这些区域沿序列维切分到各 rank"), gate.check_orphans)
 
 
+def test_a_gap_never_starts_with_a_verbs_complement() -> None:
+    gap = replace(CLOZE, prompt="内建被替换" + deletion(1, "为解释器版本的 builder") + "，张量运算落到 numpy 数组上")
+    assert "A5:R" in codes(gap, gate.check_fragments)
+
+
 def test_term_recall_card_may_not_show_part_of_its_name() -> None:
     card = replace(BASE, kind=CardKind.NAME, prompt="预分配调用方缓冲区的做法叫什么？", answer="调用方缓冲区模式")
     assert "A3:R" in codes(card, gate.check_leak)

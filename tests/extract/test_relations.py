@@ -97,6 +97,13 @@ def test_a_reason_that_is_only_when_takes_its_main_clause() -> None:
     assert [f[1] for f in found if f[0] == "cause"] == ["在序列长度与卡数同比增长时，每张卡的通信量保持不变"]
 
 
+def test_what_serves_as_something_is_a_thing_and_harm_is_no_effect() -> None:
+    assert not [f for f in facts("换算成 token 数，回报给 router 作为批次 token 上限") if f[0] == "role"]
+    assert not [f for f in facts("响应对象可以不经等待直接作为参数传给另一个句柄") if f[0] == "role"]
+    assert [f for f in facts("digest-only COPY 作为缓存键") if f[0] == "role"]
+    assert not [f for f in facts("引入分页后按块预分配，让用户手填上限往往不是浪费显存就是 OOM") if f[0] == "result"]
+
+
 def test_several_things_are_not_the_decision_the_sentence_is_about() -> None:
     found = RelationFinder(get_segmenter()).find("内核直接把它们写进缓存的对应位置", 1, "原地更新缓存")
     assert not [f for f in found if f.subject == "原地更新缓存"]
