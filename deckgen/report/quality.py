@@ -1,0 +1,133 @@
+"""Cards against gold labels: which listed decisions some card tests, and which cards come from no decision.
+
+Takes the cards of a corpus (:func:`deckgen.pipeline.build_corpus`) and gold PR lists (JSON: ``file``, ``title``,
+``decisions`` with ``key`` and ``alt_keys``, ``not_decisions``); gives a :class:`PrScore` per gold PR.
+``benchmarks/quality.py`` prints the scores; ``tests/test_gold.py`` and ``tests/test_written.py`` hold floors on them.
+
+* A decision is **tested** when some card of its PR has its key, or one of its alternative keys, in its answer
+  (Q/A) or in a cloze gap.
+* A card is **off-target** when its answer (or a gap) occurs in the review, but only inside the gold
+  ``not_decisions`` parts; it is *checkable* when its answer occurs in the review at all.
+
+Backticks and bold markers are markup only: every comparison is made without them.  The extractor never reads
+the gold files: they are a measure, not rule data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DeckgenError
+from ..options import BuildOptions
+from ..deck.notes import Corpus
+from ..pipeline import build_corpus
+from ..text.markup import deletions, strip_markdown
+from .preview import deck_cards
+from ..types import Card, CardKind
+
+GoldPr = dict[str, Any]
+"""One PR of a gold file, as JSON gives it."""
+
+
+def plain(text: str) -> str:
+    """*text* without Markdown: what the gold files compare."""
+    return strip_markdown(text).replace("`", "")
+
+
+@dataclass(frozen=True)
+class AnkiCard:
+    """One Anki card of a deckgen note: its kind and the texts it tests (its answer, or its gaps)."""
+
+    card: Card
+    ordinal: int
+    tested: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        return self.card.kind.value
+
+
+def anki_cards(card: Card) -> Iterator[AnkiCard]:
+    """The Anki cards of *card* (as :func:`deckgen.report.preview.deck_cards` splits a note) and what each tests."""
+    for shown in deck_cards([card]):
+        if card.kind != CardKind.CLOZE:
+            yield AnkiCard(card, 1, (plain(card.answer),))
+        else:
+            yield AnkiCard(card, shown.ordinal, tuple(plain(b) for n, b in deletions(card.prompt) if n == shown.ordinal))
+
+
+def read_gold(path: Path) -> list[GoldPr]:
+    """The PRs of a gold JSON file, or of every JSON file in a folder."""
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    return [pr for f in files for pr in json.loads(f.read_text(encoding="utf-8"))]
+
+
+def _spans(text: str, part: str) -> list[tuple[int, int]]:
+    found, start = [], text.find(part)
+    while part and start >= 0:
+        found.append((start, start + len(part)))
+        start = text.find(part, start + 1)
+    return found
+
+
+def off_target(tested: str, review: str, excluded: Sequence[tuple[int, int]]) -> bool | None:
+    """Whether *tested* occurs in *review* only inside *excluded* spans; None when it does not occur at all."""
+    occurrences = _spans(review, tested)
+    if not occurrences:
+        return None
+    return all(any(a <= s and e <= b for a, b in excluded) for s, e in occurrences)
+
+
+@dataclass
+class PrScore:
+    title: str
+    decisions: int
+    tested: list[str]
+    untested: list[str]
+    cards: list[AnkiCard]
+    off: list[AnkiCard]
+    checkable: int
+
+
+def score_pr(pr: GoldPr, cards: Sequence[Card], review_text: str) -> PrScore:
+    """How the cards of one PR (none of them glossary cards) do against its gold entry."""
+    shown = [a for c in cards for a in anki_cards(c)]
+    texts = [t for a in shown for t in a.tested]
+    tested, untested = [], []
+    for decision in pr["decisions"]:
+        keys = [plain(k) for k in [decision["key"], *decision.get("alt_keys", [])]]
+        (tested if any(k in t for k in keys for t in texts) else untested).append(decision["key"])
+    review = plain(review_text)
+    excluded = [span for part in pr.get("not_decisions", []) for span in _spans(review, plain(part))]
+    off, checkable = [], 0
+    for anki_card in shown:
+        verdicts = [off_target(t, review, excluded) for t in anki_card.tested]
+        if any(v is not None for v in verdicts):
+            checkable += 1
+            if any(verdicts):
+                off.append(anki_card)
+    return PrScore(pr["title"], len(pr["decisions"]), tested, untested, shown, off, checkable)
+
+
+def score_corpus(corpus: Corpus, gold: Sequence[GoldPr]) -> list[PrScore]:
+    """A score for each gold PR whose seed file is in *corpus*; an error if one of them is not in it."""
+    by_pr: dict[tuple[str, str], list[Card]] = {}
+    reviews = {(r.entry.path.name, r.entry.title): r.entry.review for r in corpus.reviews}
+    for card in corpus.cards:
+        if card.kind != CardKind.GLOSSARY:  # glossary cards belong to no PR
+            by_pr.setdefault((card.entry.path.name, card.entry.title), []).append(card)
+    files = {f.name for f in corpus.files}
+    gold = [pr for pr in gold if pr["file"] in files]  # a gold folder may describe more seed files than given
+    missing = [pr["title"] for pr in gold if (pr["file"], pr["title"]) not in reviews]
+    if missing or not gold:
+        raise DeckgenError(f"gold PRs not found in the seeds: {missing}" if missing else "no gold PR is in these seeds")
+    return [score_pr(pr, by_pr.get((pr["file"], pr["title"]), []), reviews[(pr["file"], pr["title"])]) for pr in gold]
+
+
+def score(sources: Sequence[Path], gold: Sequence[GoldPr], options: BuildOptions | None = None) -> list[PrScore]:
+    """Build the cards of *sources* as ``deckgen build`` would, and score them against *gold*."""
+    return score_corpus(build_corpus(sources, options or BuildOptions()), gold)

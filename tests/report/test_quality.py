@@ -1,0 +1,43 @@
+"""Scoring cards against gold labels: a decision is tested by an answer or a gap; a card is off-target when what
+it tests occurs in the review only inside a not_decisions part."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from deckgen.errors import DeckgenError
+from deckgen.report.quality import score, score_pr
+from deckgen.text.markup import deletion
+from tests.cards.test_gate import BASE, CLOZE, ENTRY
+from tests.conftest import FIXTURES
+
+PR = {"file": "s.txt", "title": ENTRY.title, "not_decisions": ["值得精读。"],
+      "decisions": [{"key": "减少初始化开销", "alt_keys": []}, {"key": "`workspace`", "alt_keys": ["预分配"]},
+                    {"key": "逐层守卫", "alt_keys": []}]}
+
+
+def test_decisions_are_tested_by_answers_and_gaps_with_markup_ignored() -> None:
+    result = score_pr(PR, [BASE, CLOZE], ENTRY.review)
+    assert result.tested == ["减少初始化开销", "`workspace`"] and result.untested == ["逐层守卫"]
+    assert (len(result.cards), result.checkable, result.off) == (2, 2, [])
+
+
+def test_a_card_testing_only_a_non_decision_part_is_off_target() -> None:
+    praise = replace(BASE, key="why:praise", answer="值得精读")
+    result = score_pr(PR, [praise], ENTRY.review)
+    assert [a.card.key for a in result.off] == ["why:praise"] and result.checkable == 1
+    elsewhere = replace(BASE, key="why:x2", answer="不在评审里的话")
+    assert score_pr(PR, [elsewhere], ENTRY.review).checkable == 0
+
+
+def test_a_cloze_note_counts_one_card_per_deletion_number() -> None:
+    two = replace(CLOZE, prompt="通过" + deletion(1, "预分配") + " `workspace` 来避免" + deletion(2, "在捕获期间分配显存"))
+    assert [a.ordinal for a in score_pr(PR, [two], ENTRY.review).cards] == [1, 2]
+
+
+def test_gold_prs_missing_from_the_seeds_are_an_error() -> None:
+    gold = [{"file": "good.txt", "title": "no such PR", "decisions": [], "not_decisions": []}]
+    with pytest.raises(DeckgenError, match="not found"):
+        score([FIXTURES / "good.txt"], gold)
