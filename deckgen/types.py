@@ -109,6 +109,9 @@ class Relation(str, Enum):
     CAUSE = "cause"  # 由于 X，(所以) Y / Y，因为 X
     TRADEOFF = "tradeoff"  # (X 的)好处是 Y / 代价是 Y (verb holds 好处 or 代价)
     TERM = "term"  # a key phrase worth a cloze, no relation
+    HEADLINE = "headline"  # the change the PR summary states (subject: what the question shows)
+    SLOT = "slot"  # a phrase of a decision asked in place (subject: the question with a gap)
+    WHOLE = "whole"  # a unit's whole choice (subject: the unit's head, its name or what it is about)
 
 
 @dataclass(frozen=True, slots=True)  # hundreds of thousands in a big build: no __dict__ each
@@ -133,6 +136,8 @@ class Fact:
     """Text introducing an enumeration ("关键设计决策："), kept as cloze context."""
     prefix: str = ""
     """Words before the marker in its clause ("新格式需要" in 新格式需要通过 X 开启), for the question."""
+    unit: int = 0
+    """Which decision unit of the review states it, in review order from 1; 0 for the summary's headline."""
 
     __reduce__ = _as_constructor_call
 
@@ -147,6 +152,8 @@ class Review:
     facts: tuple[Fact, ...]
     identifiers: tuple[str, ...] = ()
     pr_refs: tuple[str, ...] = ()
+    clause_scores: tuple[tuple[str, float], ...] = ()
+    """Each clause of the review's decisions with how likely it states one (:mod:`deckgen.extract.decisions`)."""
 
     __reduce__ = _as_constructor_call
 
@@ -159,6 +166,8 @@ class CardKind(str, Enum):
     CONTRAST = "contrast"  # chosen instead of what
     CLOZE = "cloze"
     GLOSSARY = "glossary"  # a term of the field → its meaning (deckgen/curriculum/glossary.py)
+    HEADLINE = "headline"  # the change the PR summary states, asked from its goal or object
+    WHAT = "what"  # a phrase of a decision (what was added, used, moved where), asked in place
 
 
 @dataclass(frozen=True, slots=True)  # hundreds of thousands in a big build: no __dict__ each

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from deckgen import BuildOptions, build_deck
-from deckgen.deck.notetypes import CLOZE_MODEL_ID
+from deckgen.deck.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
 from deckgen.deck.package import DeckPlan, write_apkg
 from deckgen.text.markup import deletion, escape, sanitize_html
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
@@ -156,7 +156,7 @@ def test_lock_file_cannot_smuggle_markup_onto_obsolete_cards(anki: AnkiCollectio
     lock = out.with_suffix(".lock.json")
     data = json.loads(lock.read_text(encoding="utf-8"))
     planted = []
-    qa = data["notes"][0]
+    qa = next(note for note in data["notes"] if note["model"] == QA_MODEL_ID)
     # One note of each note type: a cloze one made from the Q/A note (a fixture's deck need not have a cloze card).
     cloze = dict(qa, kind="cloze", model=CLOZE_MODEL_ID, fields=[qa["fields"][0], *qa["fields"][2:]])
     for index, note in enumerate([cloze, qa]):

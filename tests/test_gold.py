@@ -1,6 +1,10 @@
-"""The seeds deck against the gold decisions a person listed for each PR (tests/golden/seeds-gold.json).
+"""The seeds deck, and the development reviews, against the gold decisions a person listed for each PR.
 
-The gold file measures coverage; the extractor never reads it.
+tests/golden/seeds-gold.json is ../shared/gold/seeds-gold.json; tests/fixtures/dev-gold/ is ../shared/dev/gold/,
+beside its seeds in tests/fixtures/dev/.  The gold files measure; neither the extractor nor its models read them.
+These are floors, not the targets of issue #25 (seeds/ 39/43 decisions tested, the development reviews 0.85): a
+change that tests fewer decisions, or makes a card from a part that is no decision, or leaves a PR without a
+card, fails here.
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ def _scores(corpus: Corpus) -> list[PrScore]:
     return score_corpus(corpus, GOLD)
 
 
-TESTED_AT_LEAST = 24
-"""Gold decisions the deck tests today (of 40): a change that tests fewer fails here.  Raise it when more are."""
+TESTED_AT_LEAST = 30
+"""Gold decisions the deck tests today (of 43): a change that tests fewer fails here.  Raise it when more are."""
+DEV_TESTED_AT_LEAST = 50
+"""The same for the development reviews (of 69)."""
 
 
 def test_gold_decisions_tested_do_not_fall(scores: list[PrScore]) -> None:
@@ -86,3 +92,31 @@ def test_answers_are_short(cards: tuple[Card, ...]) -> None:
     lengths = [units(c.answer) for c in cards if c.kind not in (CardKind.CLOZE, CardKind.DECISION)]
     decisions = [units(c.answer) for c in cards if c.kind == CardKind.DECISION]
     assert max(lengths) <= 35 and median(lengths) <= 20 and max(decisions, default=0) <= 45
+
+
+@pytest.fixture(scope="module", name="dev_scores")
+def _dev_scores() -> list[PrScore]:
+    return score_corpus(build_corpus([HERE / "fixtures" / "dev"]), read_gold(HERE / "fixtures" / "dev-gold"))
+
+
+def test_every_pr_has_a_card(scores: list[PrScore], dev_scores: list[PrScore]) -> None:
+    """Every PR gets at least its headline card (issue #25): none of the seeds nor of the development reviews
+    is left without one."""
+    assert [s.title for s in scores if not s.cards] == []
+    assert [s.title for s in dev_scores if not s.cards] == []
+
+
+def test_development_reviews_hold_their_floors(dev_scores: list[PrScore]) -> None:
+    tested = sum(len(s.tested) for s in dev_scores)
+    off = [f"{a.card.prompt} → {' / '.join(a.tested)}" for s in dev_scores for a in s.off]
+    assert tested >= DEV_TESTED_AT_LEAST and off == []
+
+
+def test_rendered_cards_show_no_markup_leak_or_broken_field(scores: list[PrScore], dev_scores: list[PrScore]) -> None:
+    """As Anki renders them: no raw Markdown, no unpaired bracket or quote, no field cut mid-phrase, no answer
+    on its own front."""
+    from deckgen.report.quality import rendering_problems
+
+    bad = [(a.card.prompt, rendering_problems(a)) for s in [*scores, *dev_scores] for a in s.cards
+           if rendering_problems(a)]
+    assert bad == []

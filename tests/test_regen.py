@@ -53,7 +53,8 @@ def remove_entry(path: Path, title_line: int) -> str:
 
 
 def reword_answer(seeds: Path, out: Path, lock: Lock) -> tuple[LockedNote, str]:
-    """Reword the answer of one 'why' card in its seed file; return the note and its new answer.
+    """Reword the answer of one Q/A card (why, how, contrast, decision) in its seed file; return the note and its
+    new answer.
 
     The card is found, not hard-coded: the first (by GUID) whose answer is plain
     text appearing once in the seeds and whose rewording leaves the card in the
@@ -62,7 +63,7 @@ def reword_answer(seeds: Path, out: Path, lock: Lock) -> tuple[LockedNote, str]:
     texts = {p: p.read_text("utf-8") for p in sorted(seeds.glob("*.txt"))}
     for note in sorted(lock.notes, key=lambda n: n.guid):
         answer = named_fields(note.model, note.fields).get("Answer", "")
-        if note.kind != "why" or "<" in answer or "&" in answer or len(answer) < 4:
+        if note.kind not in ("why", "how", "contrast", "decision") or "<" in answer or "&" in answer or len(answer) < 4:
             continue
         homes = [p for p, text in texts.items() if text.count(answer) == 1]
         if len(homes) != 1 or sum(t.count(answer) for t in texts.values()) != 1:
@@ -73,7 +74,7 @@ def reword_answer(seeds: Path, out: Path, lock: Lock) -> tuple[LockedNote, str]:
         if any(c.after.guid == note.guid and reworded in c.after.fields[1] for c in update.changed):
             return note, reworded
         homes[0].write_text(texts[homes[0]], encoding="utf-8")
-    raise AssertionError("no 'why' card whose answer can be reworded in place")
+    raise AssertionError("no Q/A card whose answer can be reworded in place")
 
 
 def answer_good(anki: AnkiCollection, card_id: int) -> None:
@@ -245,7 +246,7 @@ def test_plan_command_reports_and_advises(tmp_path: Path, runner: CliRunner) -> 
     assert result.exit_code == 0
     new_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("new"))
     assert int(new_line.split()[1]) == len(prepare_build([seeds], out).update.new) > 0
-    assert "【vllm · 为前缀缓存引入分层淘汰策略】" in result.stdout
+    assert "【vllm · 前缀缓存】" in result.stdout  # the new PR's cards, under the cue naming what it changes
     assert "Default import options are fine" in result.stdout
     assert read_lock(lock_path_for(out)).version == 1  # type: ignore[union-attr]  # plan wrote nothing
 

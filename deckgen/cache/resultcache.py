@@ -91,7 +91,9 @@ def source_version(package: Path, roots: Sequence[str] = EXTRACTION_MODULES) -> 
     """:func:`extractor_version` of the deckgen package in folder *package* (or of its *roots* modules)."""
     try:
         sources = _module_closure(package, roots)
-        rules = {path.name: path.read_bytes() for path in sorted(data_dir("rules").glob("*.toml"))}  # cue lists: code too
+        # Cue lists, templates and model weights: code too.
+        rules = {path.name: path.read_bytes() for path in sorted(data_dir("rules").iterdir())
+                 if path.suffix in (".toml", ".json")}
         spec = importlib.util.find_spec("jieba")  # finds jieba without importing it (0.4 s)
         jieba_init = Path(spec.origin).read_bytes() if spec and spec.origin else b""
     except (OSError, UnicodeDecodeError, ImportError, ValueError):

@@ -19,9 +19,12 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..extract.extract import extract_review
+from ..extract.headline import core_of
+from ..extract.slots import GAP
 from ..files.datadir import data_dir
 from ..text.clauses import PRONOUN_RE, is_self_reference
 from ..text.markup import deletion
+from ..text.prnumber import own_pr_number
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
 from .gate import BOOST_VERB, GENERIC, Candidate
@@ -54,20 +57,45 @@ _CODE_PUNCT = re.compile(r"[_./:]")
 _ENSURE = ("确保", "保证", "保障")
 _EFFECT = ("让", "使", "使得")
 
+_HEADLINE_RANK = {"replace": 3.0, "migrate": 2.9, "for": 2.8, "goal": 2.6, "subject": 2.5, "subject_do": 2.5,
+                  "fix_cause": 2.4, "fix_problem": 2.3, "let": 2.5,
+                  "slot": 2.4, "then_add": 2.4, "colon": 2.3, "then": 2.0}
+"""Headline forms by trust: a replaced thing or an added one is the change itself; a clause after a comma may only
+say more about it."""
+_WHOLE_RANK = 1.8
+"""A unit's whole choice: the card of last resort, below every relation read from the unit."""
+_SLOT_RANK = {"object": 2.2, "place": 2.3, "agent": 2.3, "instrument": 2.3}
+"""In-place questions: what was moved where, what acts and what is used name a mechanism; an object may be any
+thing the decision touches."""
+_GOAL_FIRST = frozenset({"for", "replace", "subject", "subject_do"})
+"""Headline forms whose question takes the summary's goal in front ("为提升吞吐，该 PR 为 X 引入了什么？")."""
+
 # Relation ranks: why/how questions over contrast and purpose teach the most.
 _RELATION_RANK = {
     Relation.CONTRAST: 3.0, Relation.AVOID: 2.8, Relation.PURPOSE: 2.6, Relation.DEFINITION: 2.6,
     Relation.RESULT: 2.4, Relation.MEANS: 2.2, Relation.SOLVE: 2.0, Relation.ROLE: 1.9,
     Relation.ACTION: 1.8, Relation.SHOW: 1.5, Relation.TERM: 1.6, Relation.CONDITION: 1.6, Relation.CAUSE: 2.4, Relation.TRADEOFF: 2.5,
+    Relation.WHOLE: 1.8,
 }
 
 
 def cue_for(review: Review) -> str:
-    """The context cue on every question: repository name and the PR summary's first clause."""
-    title = review.entry.title.strip().rstrip("。.！!")
-    first = _FIRST_CLAUSE_END.split(title, maxsplit=1)[0].strip()
-    label = first if units(first) >= 6 else title
-    return f"{review.entry.repo.split('/')[-1]} · {label}"
+    """The context cue on every question: the repository's name and what the PR is about.
+
+    What it is about is the thing the summary changes, when its headline names one (为 X 引入 Y, X 新增 Y, 把 X
+    改成 Y: X), or the part before its colon; else the summary's first clause.  Never the change itself: a cue
+    that said it would give away the cards asking about it.
+    """
+    title = core_of(review.entry.title)
+    topics = {f.marker: f.subject for f in review.facts if f.relation == Relation.HEADLINE and units(f.subject) >= 2}
+    topic = next((topics[form] for form in _TOPIC_FORMS if form in topics), "")
+    first = _FIRST_CLAUSE_END.split(title.replace("：", "，").replace(": ", "，"), maxsplit=1)[0].strip()
+    label = topic or (first if units(first) >= 6 else title)
+    return f"{review.entry.repo.split('/')[-1]} · {label.replace('`', '')}"  # a label: no code markup to render
+
+
+_TOPIC_FORMS = ("colon", "for", "ba", "migrate", "let", "subject", "subject_do")
+"""Headline forms whose shown part names what the PR changes (the cue's topic), the most telling first."""
 
 
 _PLACE = re.compile(r"^(?:在)?([^\s，,`的]{1,6}[中里])\s*(?=`|[^，,]*的[^，,]*$)")
@@ -160,7 +188,7 @@ class CardMaker:
         if is_self_reference(fact.subject) or _ASSESSMENT.search(fact.sentence):
             rank -= 1.0  # the reviewer's overall judgement ("本 PR 是一个高质量的…"), not a decision
         if family == "definition" and _NAMED_CONTRAST.search(fact.subject):
-            rank -= 1.0  # 「显式开关而非默认启用」是怎么做的？→ 手动开启: the name said it; its reason teaches more
+            return  # 「显式开关而非默认启用」是怎么做的？→ 手动开启: the name said it; its reason teaches more
         self._add(fact, kind, key, question, answer, rank)
 
     def gap(self, fact: Fact, clause: str, context: str) -> None:
@@ -218,13 +246,55 @@ class CardMaker:
         card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=self.cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
                     relation=fact.relation)
-        self.candidates.append(Candidate(card, rank, entry.review, f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}"))
+        self.candidates.append(Candidate(card, rank, entry.review, f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}",
+                                         unit=fact.unit))
 
     # -- one method per relation ------------------------------------------------------
+
+    def headline(self, fact: Fact) -> None:
+        """The change the PR summary states, asked from its goal or object under the repository's cue."""
+        family = f"headline_{fact.marker}"
+        if family not in TEMPLATES:
+            return
+        key = f"{CardKind.HEADLINE.value}:{fact.marker}:{norm(fact.subject)}"
+        shown = fact.subject
+        if fact.marker == "slot":  # an in-place question: the summary with 什么 where its answer stood
+            before, _, after = shown.partition(GAP)
+            shown = fill("{b}{w}{a}", b=before.rstrip(), w=fact.verb, a=after.lstrip())
+        question = fill(_pick(key, TEMPLATES[family]), s=shown, v=fact.verb, g=fact.prefix)
+        if fact.prefix and fact.marker in _GOAL_FIRST:
+            question = fill("为{g}，{q}", g=fact.prefix, q=question)
+        entry = self.review.entry
+        number = own_pr_number(entry.title, entry.review)
+        cue = f"{entry.repo.split('/')[-1]} · PR #{number}" if number else entry.repo.split("/")[-1]
+        card = Card(entry=entry, kind=CardKind.HEADLINE, key=key, prompt=question, answer=fact.detail, cue=cue,
+                    sentence=fact.sentence, line=fact.line, verdict=self.review.verdict, relation=fact.relation)
+        rank = _HEADLINE_RANK.get(fact.marker, 2.0)
+        self.candidates.append(Candidate(card, rank, entry.review, "headline", unit=0))
+
+    def slot(self, fact: Fact) -> None:
+        """A phrase of a decision asked in place: the review's clause with 什么/哪里/多少 where the phrase stood."""
+        before, _, after = fact.subject.partition(GAP)
+        question = fill("{b}{w}{a}？", b=before.rstrip(), w=fact.verb, a=after.lstrip())
+        name = fact.name
+        if name and not _FRAME_LABEL.fullmatch(name) and norm(name) not in norm(question) and units(name) <= 12:
+            question = fill("「{n}」中，{q}", n=name, q=question)
+        key = f"{CardKind.WHAT.value}:{fact.marker}:{norm(fact.detail)}"
+        self._add(fact, CardKind.WHAT, key, question, fact.detail, _SLOT_RANK.get(fact.marker, 2.0))
 
     def add_fact(self, fact: Fact) -> None:
         x, y = fact.subject, fact.detail
         rel = fact.relation
+        if rel == Relation.HEADLINE:
+            self.headline(fact)
+            return
+        if rel == Relation.SLOT:
+            self.slot(fact)
+            return
+        if rel == Relation.WHOLE:
+            family = f"whole_{fact.marker}"
+            self.qa(fact, CardKind.DECISION, family, y, x, x=x)
+            return
         if PRONOUN_RE.match(x) and not is_self_reference(x) and rel != Relation.TRADEOFF:
             return  # an unresolved 它/这/其 makes every question about it ambiguous
         if rel == Relation.DEFINITION:
@@ -314,8 +384,7 @@ class CardMaker:
                 self.qa(fact, CardKind.HOW, family, y[len(verb):].strip(), x, a=agent, x=x, v=verb)
             else:
                 self.qa(fact, CardKind.HOW, "action_what", y, x, a=agent, x=x)
-            if named and not is_self_reference(fact.name):  # the agent is asked for as a noun phrase only (gate Q6)
-                self.qa(fact, CardKind.NAME, "action_who", fact.name, x + y, x=x, y=y)
+            # No "who did it" card: "由什么把 X 转成 FP32？→ X 的 step 会先" read as a garbled fragment (blind review r1).
         elif rel == Relation.SHOW:
             return  # "X 体现了/展示了 Y" judges the PR; it states no decision
         elif rel == Relation.SOLVE:
@@ -361,7 +430,8 @@ class CardMaker:
     def relation_cloze(self, fact: Fact, target: str, kind: str = "relation") -> None:
         """The same fact as a cloze over its sentence, deleting the chosen option or the effect."""
         if 2 <= units(target) <= 12 and target in fact.sentence:
-            term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker=kind, name=fact.name)
+            term = Fact(Relation.TERM, target, fact.sentence, fact.sentence, fact.line, marker=kind, name=fact.name,
+                        unit=fact.unit)
             clause = next((c for c in _AFTER_CLAUSE.split(fact.sentence) if target in c), fact.sentence)
             self.gap(term, clause.strip().rstrip("；;。"), fact.sentence)
 
@@ -477,4 +547,5 @@ def make_result(entry: Entry) -> Result:
 def make_cards(review: Review, seg: Segmenter | None = None) -> list[Card]:
     """The cards of one review that pass the quality gate and are selected (:func:`~deckgen.cards.select.select_cards`)."""
     seg = seg or get_segmenter()
-    return select_cards(make_candidates(review, seg), seg, limit=MAX_CARDS_PER_PR, verdict=review.verdict)
+    return select_cards(make_candidates(review, seg), seg, limit=MAX_CARDS_PER_PR, verdict=review.verdict,
+                        scores=review.clause_scores)

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from ..files.datadir import data_dir
 from ..text.markup import cloze_plain, deletions, strip_markdown
-from ..text.segment import Segmenter, units
+from ..text.segment import Segmenter, Token, units
 from ..types import Card, CardKind, norm
 
 REJECT, WARN = "R", "W"
@@ -40,7 +40,8 @@ _BOTH = re.compile(r"二者|两者|三者")
 _COMPLEMENT_START = ("为", "成", "到", "至")
 _THESE = re.compile(r"这些|那些")
 """In a question, "二者靠什么衔接？" names neither; an answer that says "A …，B …，二者…" has named both."""
-ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、]|[①-⑳]|[一二三四五]是)")
+ENUM_MARKER = re.compile(r"(?:^|[\s：:；;，,])(?:\d{1,2}[.)）、](?!\d)|[①-⑳]|[一二三四五]是)")
+"""An enumeration marker (1. 1) ① 一是) in an answer: several facts.  A version (14.1.0) is none."""
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/+#%\-]*")
 PAIRS = {"(": ")", "（": "）", "[": "]", "【": "】", "{": "}", "《": "》", "〈": "〉", "“": "”", "‘": "’", "「": "」", "『": "』"}
 _CLOSERS = frozenset(PAIRS.values())
@@ -64,15 +65,19 @@ _CODE_OR_WORD = re.compile(r"`|[A-Za-z_]{3,}")
 _ASKS_WHAT = re.compile(r"(?<!为)什么|哪(?!里|儿)")
 _ASKS_OTHERWISE = re.compile(r"为什么|为何|怎么|怎样|如何|什么时候|何时|什么情况|什么条件|什么场景"
                              r"|(?:思路|做法|方式|决策|方案)是什么|什么做法|怎样的设计|什么样的设计"
-                             r"|(?:原因|目的|理由|动机|效果|好处|代价)是什么|起什么作用|做什么|负责什么")
+                             r"|(?:原因|目的|理由|动机|效果|好处|代价)是什么|起什么作用|做什么|负责什么|什么改动|什么问题|什么做法")
 _PR_NUMBER = re.compile(r"(?:PR|issue|RFC)?\s*#\d+", re.IGNORECASE)
 PREPOSITIONS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被", "由", "向", "以", "为", "通过", "用", "按", "随",
                           "自", "到", "给", "跟", "经", "经由", "借助", "依据", "根据", "基于", "针对", "关于"})
 MODALS_AND_TIME = frozenset({"会", "必须", "要", "可以", "能", "能够", "需要", "应该", "应", "将", "了", "着", "过", "时",
                              "时候", "后", "之后", "以后", "前", "之前", "以前", "期间", "来", "去", "中", "里", "内",
                              "上", "下"})
+_MODALS = frozenset({"需要", "必须", "可以", "应该", "应当", "得以", "可能"})
 _VERB_TAGS = frozenset({"v", "vd", "vi", "vg"})
 _LONGEST_DECISION = 45
+_WHOLE_DECISION = frozenset({CardKind.DECISION, CardKind.HEADLINE})
+"""Kinds whose answer is a whole decision, which may take a few short clauses: what a named decision does, and
+the change a PR summary states."""
 _WORDLIKE = re.compile(r"[A-Za-z0-9\u3400-\u9fff]")
 _FILE_PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)+/?|[\w-]+\.(?:py|pyi|h|hpp|c|cc|cpp|cu|cuh|m|mm|metal|rs|go|java|txt|json|md|toml"
                         r"|ya?ml|sh|cmake)", re.I)
@@ -100,6 +105,8 @@ class Candidate:
     source: str
     fact: str = ""
     """Which fact the card asks about; two cards of one fact ask it both ways (a mirror pair)."""
+    unit: int = 0
+    """The decision unit of the review the card comes from (1, 2 … in review order; 0: the summary's headline)."""
 
 
 def front_of(card: Card) -> str:
@@ -183,13 +190,16 @@ def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
         if named:
             return [Finding("A3", REJECT, f"term recall card shows part of its answer: {sorted(named)}")]
     containment = len(shared) / len(answer_tokens)
-    if containment > 0.6:
+    # The headline's question names the PR's goal or object, whose words its change may well repeat ("修复 DP
+    # 多引擎启动时 CPU 线程超订阅" → "均分启动线程数"): only an answer nearly all on the front gives itself away.
+    if containment > (_HEADLINE_LEAK if card.kind == CardKind.HEADLINE else 0.6):
         return [Finding("A3", REJECT, f"answer {containment:.0%} visible on the front")]
     if containment > 0.34:
         return [Finding("A3", WARN, f"answer {containment:.0%} visible on the front")]
     return []
 
 
+_HEADLINE_LEAK = 0.75
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{3,}")
 
 
@@ -216,8 +226,11 @@ def _shown_inside(answer: str, front: str) -> str:
     CMakeLists.txt" under a cue saying CMake, "-DNVCC_THREADS=8 这样的 CMake define" under a question saying
     NVCC_THREADS.  The answer is guessed from the question, though the two never match as words."""
     shown = {m.group().lower() for m in _LATIN_NAME.finditer(front)}
+    # Guessed when the front shows its start (CMake → CMakeLists.txt) or most of it (NVCC_THREADS → -DNVCC_THREADS=8);
+    # a shared ending (guard manager → CheckFnManager) gives nothing away.
     inside = [p for name in _LATIN_NAME.findall(answer) for p in shown
-              if p != name.lower() and p in name.lower() and len(p) >= 0.5 * len(name)]
+              if p != name.lower() and p in name.lower()
+              and (len(p) >= 0.7 * len(name) or (name.lower().startswith(p) and len(p) >= 0.5 * len(name)))]
     rest = _CJK_CHAR.findall(_LATIN_OR_CODE.sub("", _plain(answer)))
     return inside[0] if inside and len(rest) <= 4 else ""
 
@@ -265,15 +278,27 @@ def check_answer_phrase(card: Card, seg: Segmenter) -> list[Finding]:
     if not tokens:
         return []
     first, last = tokens[0], tokens[-1]
-    if not first.protected and (first.text in PREPOSITIONS or seg.pos(first.text) == "p"):
+    if not first.protected and (first.text in PREPOSITIONS or seg.pos(first.text) == "p") and not _noun_after_de(tokens, seg):
         return [Finding("Q6", REJECT, f"'{answer}' is a prepositional phrase, not a thing")]
     if not first.protected and first.text.startswith("是") and len(tokens) > 1:
         return [Finding("Q6", REJECT, f"'{answer}' is the rest of a 是 clause, not a thing")]  # (而)是在 X 上用 Y
     if not last.protected and (last.text in MODALS_AND_TIME or seg.pos(last.text) in _ADVERB_TAGS):
         return [Finding("Q6", REJECT, f"'{answer}' ends in '{last.text}': not a noun phrase")]
-    if len(tokens) <= 2 and not last.protected and seg.pos(last.text) in _VERB_TAGS:
+    if any(t.text in _MODALS for t in tokens if not t.protected):
+        return [Finding("Q6", REJECT, f"'{answer}' holds a modal verb: a clause, not a thing")]  # 方需要记得
+    if len(tokens) <= 2 and not last.protected and seg.pos(last.text) in _VERB_TAGS and not first.protected \
+            and not (len(tokens) == 2 and seg.pos(first.text).startswith(("n", "eng"))):  # safetensors 序列化 names a thing
         return [Finding("Q6", REJECT, f"'{answer}' is a bare verb")]
     return []
+
+
+def _noun_after_de(tokens: list[Token], seg: Segmenter) -> bool:
+    """Whether a phrase opening with a preposition is a noun phrase all the same: 基于 Metal 的完整 GPU 推理."""
+    words = [t.text for t in tokens]
+    if "的" not in words[1:-1]:
+        return False
+    last = tokens[-1]
+    return last.protected or not (last.text in MODALS_AND_TIME or seg.pos(last.text) in _ADVERB_TAGS)
 
 
 def check_time_answer(card: Card, seg: Segmenter) -> list[Finding]:
@@ -281,7 +306,7 @@ def check_time_answer(card: Card, seg: Segmenter) -> list[Finding]:
     if card.kind == CardKind.CLOZE or _ASKS_WHEN.search(_QUOTED.sub("", card.prompt)):
         return []
     answer = _plain(card.answer).strip()
-    if units(answer) <= 6 and answer.endswith(_TIME_ENDS):
+    if (units(answer) <= 6 or card.kind == CardKind.WHY) and answer.endswith(_TIME_ENDS):  # "运行队列混入预填充后"
         return [Finding("Q7", REJECT, f"'{answer}' is a time phrase, and the question does not ask when")]
     return []
 
@@ -289,6 +314,8 @@ def check_time_answer(card: Card, seg: Segmenter) -> list[Finding]:
 def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
     """Q4b: the answer (or gap) is not what the PR summary already says: a learner who studied the PR knows it,
     and the cue shows the summary's first clause."""
+    if card.kind == CardKind.HEADLINE:
+        return []  # its cue is the repository alone, and the summary's change is what it asks by design
     frame = card.key.startswith("decision:frame")
     # What the PR did as a whole ("该 PR 的核心思路是什么？") must be news beyond the whole summary, not a rewording
     # of it; any other card only must not ask what its cue shows.
@@ -309,8 +336,8 @@ def check_trivia(card: Card, seg: Segmenter) -> list[Finding]:
         plain = _plain(target).strip().replace("`", "")
         if plain.lower() in CONSTRUCTS:
             return [Finding("A4b", REJECT, f"'{plain}' is an everyday construct, not this PR's decision")]
-        if _FILE_PATH.fullmatch(plain) or _FLAG.fullmatch(plain):
-            return [Finding("A4b", REJECT, f"'{plain}' is a file name or flag")]
+        if (_FILE_PATH.fullmatch(plain) or _FLAG.fullmatch(plain)) and card.kind != CardKind.HEADLINE:
+            return [Finding("A4b", REJECT, f"'{plain}' is a file name or flag")]  # unless it is what the PR adds
         names = _NAME_LIST_SEP.split(plain)
         if len(names) >= 2 and all(_IDENTIFIER.fullmatch(n.strip()) for n in names):
             return [Finding("A4b", REJECT, f"'{plain}' only lists identifiers")]
@@ -347,7 +374,7 @@ def check_answer_length(card: Card, seg: Segmenter) -> list[Finding]:
                 findings.append(Finding("A1c", WARN, f"deletion '{body}' is {n} units"))
         return findings
     n = units(card.answer)
-    if n > (_LONGEST_DECISION if card.kind == CardKind.DECISION else 35):  # what a named decision does: a few clauses
+    if n > (_LONGEST_DECISION if card.kind in _WHOLE_DECISION else 35):  # what a named decision does: a few clauses
         return [Finding("A1", REJECT, f"answer is {n} units")]
     if n > 20:
         return [Finding("A1", WARN, f"answer is {n} units")]
@@ -360,7 +387,7 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
         return []
     answer = _plain(card.answer)
     # What a named decision does may take a few short clauses ("每步保留 K 个候选，最终只挑 M 个"); nothing else may.
-    decision = card.kind == CardKind.DECISION
+    decision = card.kind in _WHOLE_DECISION
     breaks = len(_CLAUSE_BREAK.findall(answer))
     if breaks > (3 if decision else 0) or ENUM_MARKER.search(answer):
         return [Finding("A2", REJECT, "answer holds more than one fact")]
@@ -370,7 +397,7 @@ def check_one_fact(card: Card, seg: Segmenter) -> list[Finding]:
     verbs = [t for t in seg.tokenize(answer) if not t.protected and seg.pos(t.text) in ("v", "vd", "vi")]
     # POS tags over-count verbs in technical Chinese (预算, 超时 …): only a long answer with
     # many of them is taken for several facts.
-    if len(verbs) > 4 and units(answer) > 16 and card.kind != CardKind.DECISION:
+    if len(verbs) > 4 and units(answer) > 16 and card.kind not in _WHOLE_DECISION:
         return [Finding("A2", REJECT, f"answer has {len(verbs)} verbs")]
     if len(verbs) >= 4:
         return [Finding("A2", WARN, f"answer has {len(verbs)} verbs")]
@@ -410,7 +437,7 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
     findings = []
     for label, text in pieces.items():
         plain = _plain(text).strip()
-        if plain.startswith(BAD_START) or (label != "question" and plain.endswith(BAD_END)):
+        if plain.startswith(BAD_START) or (label != "question" and _ends_mid_phrase(plain, seg)):
             findings.append(Finding("A5", REJECT, f"{label} is a broken fragment: '{plain}'"))
         elif label.startswith("deletion") and plain.startswith(_COMPLEMENT_START):
             # "内建被替换{{为解释器版本的 builder}}": the gap took the verb's complement along
@@ -421,6 +448,14 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
             findings.append(Finding("A5", REJECT, f"'{word}' is a truncated identifier"))
             break
     return findings
+
+
+def _ends_mid_phrase(text: str, seg: Segmenter) -> bool:
+    """Whether *text* ends in a word that needs more after it (的, 和, 将, 向 …): as a word, so 前向 ends in none."""
+    if not text.endswith(BAD_END):
+        return False
+    tokens = [t for t in seg.tokenize(text) if t.text.strip()]
+    return not tokens or (not tokens[-1].protected and tokens[-1].text in BAD_END) or text.endswith(("、", "，"))
 
 
 @lru_cache(maxsize=256)  # one review serves all the candidates of its PR
@@ -439,7 +474,8 @@ def _source_words(sentence: str, review: str) -> frozenset[str]:
     return _review_words(review).union(_ASCII_WORD.findall(sentence))
 
 
-def _balanced(text: str) -> bool:
+def balanced(text: str) -> bool:
+    """Whether brackets and quotes pair up in *text* (backticks and ASCII quotes come in even numbers)."""
     stack: list[str] = []
     for ch in _BRACKETS_RE.findall(text):  # only brackets and quotes matter: skip the rest in C
         if ch in PAIRS:
@@ -455,7 +491,7 @@ def check_balanced(card: Card, seg: Segmenter) -> list[Finding]:
     texts = [card.prompt, card.answer] + [b for _, b in _deletions(card.prompt)]
     texts[0] = cloze_plain(card.prompt, style="blank")
     for text in texts:
-        if not _balanced(text):
+        if not balanced(text):
             return [Finding("A6", REJECT, f"unbalanced brackets or quotes in '{text}'")]
     return []
 

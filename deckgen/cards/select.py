@@ -1,9 +1,10 @@
 """Which of a PR's candidate cards a learner gets: fewer, better cards.
 
 After the gate (:mod:`deckgen.cards.gate`) has rejected the broken ones, the
-rest are ranked and taken in two rounds: first the best card of every decision
-the review states (so every decision gets a card before any gets a second),
-then at most one more card per decision: of another fact of it, asking the other way (why it was done,
+rest are ranked and taken in rounds: first the headline card (the change the
+PR summary states), then the best card of every decision unit in review order
+(so every decision gets a card before any gets a second, and a tight cap drops
+second cards, not later decisions), then at most one more card per decision: of another fact of it, asking the other way (why it was done,
 or what), or else the mirror of its fact when that side asks for the decision by name or code; and one
 cloze note per decision.  A PR gets at most
 :data:`MAX_CARDS_PER_PR` cards, fewer when the review says it is not worth
@@ -15,11 +16,13 @@ carry the same key, and no two questions nearly repeat each other.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ..text.segment import Segmenter
 from ..types import Card, CardKind, Verdict, norm
 from .gate import Candidate, anki_cards, deletions_of, score, warnings_unless_rejected
+from .rank import features, model_floor, probability, unit_score, weights
 
 MAX_CARDS_PER_PR = 8
 """Anki cards of one PR at most (a cloze note gives one per deletion number)."""
@@ -32,38 +35,79 @@ _NEAR_REPEAT = 0.8
 
 
 def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_CARDS_PER_PR,
-                 verdict: Verdict = Verdict.DEEP) -> list[Card]:
+                 verdict: Verdict = Verdict.DEEP, model: dict[str, float] | None = None,
+                 scores: Sequence[tuple[str, float]] = (), floor: float | None = None,
+                 unit_floor: float | None = None) -> list[Card]:
     """The candidates a learner gets, in candidate order, each with its score.
 
-    *limit* caps the Anki cards; the review's *verdict* may cap them lower (:data:`CARDS_BY_VERDICT`).
+    *limit* caps the Anki cards; the review's *verdict* may cap them lower (:data:`CARDS_BY_VERDICT`).  Cards
+    are ranked by the learned model (:mod:`deckgen.cards.rank`; *model* weights, by default the shipped ones),
+    the gate's rank breaking ties; with no weights, by the gate's rank alone.  *scores* are the review's clause
+    decision scores (:attr:`deckgen.types.Review.clause_scores`), which the model reads.  A card the model gives
+    less than *floor* (by default the shipped one) is not taken as a second card of a unit: it more likely asks
+    something that is no key decision than one that is.  Every decision unit gets its best card: a unit whose
+    clauses the decision model scores below *unit_floor* is no decision unit.  The headline card is always a
+    candidate, and a PR that would get no card gets its best one.
     """
     cap = min(limit, CARDS_BY_VERDICT.get(verdict, MAX_CARDS_PER_PR))
+    table = weights() if model is None else model
+    floor = model_floor() if floor is None else floor
+    unit_floor = model_floor("unit_floor") if unit_floor is None else unit_floor
     ranked: list[tuple[float, int, Candidate]] = []
+    firsts: list[tuple[float, int, Candidate]] = []
     for index, candidate in enumerate(candidates):
         findings = warnings_unless_rejected(candidate.card, seg)
-        if findings is not None:
-            ranked.append((score(candidate, findings), index, candidate))
+        if findings is None:
+            continue
+        value = score(candidate, findings)
+        chance = 1.0
+        if table:
+            chance = probability(features(candidate.card, [f.check for f in findings], seg, scores), table)
+            value = round(10 * chance + 0.01 * value, 4)
+        if candidate.card.kind == CardKind.HEADLINE or not table or unit_score(candidate.card, scores) >= unit_floor:
+            firsts.append((value, index, candidate))
+        if candidate.card.kind == CardKind.HEADLINE or chance >= floor:
+            ranked.append((value, index, candidate))
+    if not firsts and not ranked and candidates:
+        passing = [(0.0, i, c) for i, c in enumerate(candidates) if warnings_unless_rejected(c.card, seg) is not None]
+        firsts = passing[:1]  # every PR gets a card: its first that passes the gate
     ranked.sort(key=lambda item: (-item[0], item[1]))
     chosen = _Chosen(cap)
-    # Round 1: each decision's best card; round 2: a card of another fact of it; round 3: the mirror of a fact,
-    # only when it asks for the decision by its name or code ("为避免静默丢 embedding，该 PR 怎么做？→ “能力标志 +
-    # 启动期拒绝”的快速失败设计").  Other mirrors are not taken: learners found the second side mostly restated
-    # the first ("为什么要尽早校验？→ 尽早暴露错误").
-    for round_ in (1, 2, 3):
+    # Round 1, in review order: the headline (the change the summary states), then the best card of each
+    # decision unit, so a tight cap drops second cards, never a later decision.
+    clozes = {(c.card.sentence, c.card.answer): (v, i, c) for v, i, c in firsts if c.card.kind == CardKind.CLOZE}
+    for value, index, candidate in sorted(firsts, key=lambda item: (item[2].unit, -item[0], item[1])):
+        card = candidate.card
+        if card.sentence not in chosen.units and chosen.fits(card):
+            # A name of code asked in its own sentence is the same fact as a cloze, and a deck of one format
+            # teaches the template (card-quality §1.6): the cloze is taken instead.
+            twin = clozes.get((card.sentence, card.answer)) if _CODE.fullmatch(card.answer) else None
+            if twin and chosen.fits(twin[2].card):
+                value, index, candidate = twin
+            chosen.take(index, replace(candidate.card, score=value), candidate.fact)
+    # Round 2, best first: the best card of each other clause of a unit, since one long sentence may state
+    # several decisions ("…改为 X，Y 默认关闭，Z 保留原行为"), but not a fact already asked the other way.
+    # Round 3: a card of another fact of a decision; round 5: the mirror of a fact, only when it asks for the
+    # decision by its name or code ("为避免静默丢 embedding，该 PR 怎么做？→ “能力标志 + 启动期拒绝”的快速失败
+    # 设计").  Other mirrors are not taken: learners found the second side mostly restated the first ("为什么要尽早
+    # 校验？→ 尽早暴露错误").  The headline has one card.  No cloze is taken to make up the mix: a cloze of what a
+    # question card already asks was rated a duplicate (blind review r1).
+    for round_ in ("clause", "fact", "mirror"):
         for value, index, candidate in ranked:
             card = candidate.card
             taken = chosen.per_decision(card)
-            if taken >= min(round_, CARDS_PER_DECISION):
+            if card.kind == CardKind.HEADLINE or taken >= CARDS_PER_DECISION or (round_ == "clause" and taken):
                 continue
-            if round_ == 2 and candidate.fact in chosen.facts:
+            if round_ in ("clause", "fact") and candidate.fact in chosen.facts:
                 continue
-            if round_ == 3 and (card.kind == CardKind.CLOZE or not _NAMED.search(card.answer)):
+            if round_ == "mirror" and (card.kind == CardKind.CLOZE or not _NAMED.search(card.answer)):
                 continue
             if chosen.fits(card):
                 chosen.take(index, replace(card, score=value), candidate.fact)
     return chosen.in_candidate_order()
 
 
+_CODE = re.compile(r"`[^`]+`")
 _NAMED = re.compile(r"[“「`]")
 """An answer that names the decision: a quoted name or a code span."""
 
@@ -76,21 +120,24 @@ class _Chosen:
         self.cards: list[tuple[int, Card]] = []
         self.total = 0
         self.marks: set[str] = set()
-        self.decisions: dict[str, int] = {}
+        self.decisions: dict[tuple[str, int], int] = {}
+        """Cards taken per decision: a clause of a unit (see :func:`_decision`)."""
+        self.units: set[str] = set()
+        """Units (their sentences) with a card."""
         self.clozed: set[str] = set()
         """Decisions that have a cloze note: one each."""
         self.facts: set[str] = set()
-        self.directions: set[tuple[str, str]] = set()
+        self.directions: set[tuple[tuple[str, int], str]] = set()
         """(decision, direction) of the cards taken: see :func:`_direction`."""
         self.questions: list[tuple[set[str], str]] = []
 
     def per_decision(self, card: Card) -> int:
-        return self.decisions.get(card.sentence, 0)
+        return self.decisions.get(_decision(card), 0)
 
     def fits(self, card: Card) -> bool:
         if self.total + anki_cards(card) > self.cap or _marks(card) & self.marks:
             return False
-        if (card.sentence, _direction(card)) in self.directions:
+        if (_decision(card), _direction(card)) in self.directions:
             return False  # a decision is asked what was done once, and why once
         if card.kind == CardKind.CLOZE:
             return card.sentence not in self.clozed
@@ -103,8 +150,9 @@ class _Chosen:
         self.facts.add(fact)
         self.total += anki_cards(card)
         self.marks |= _marks(card)
-        self.decisions[card.sentence] = self.per_decision(card) + 1
-        self.directions.add((card.sentence, _direction(card)))
+        self.decisions[_decision(card)] = self.per_decision(card) + 1
+        self.units.add(card.sentence)
+        self.directions.add((_decision(card), _direction(card)))
         if card.kind == CardKind.CLOZE:
             self.clozed.add(card.sentence)
         else:
@@ -112,6 +160,17 @@ class _Chosen:
 
     def in_candidate_order(self) -> list[Card]:
         return [card for _, card in sorted(self.cards, key=lambda item: item[0])]
+
+
+_CLAUSE_BREAK = re.compile(r"[，,；;。]")
+
+
+def _decision(card: Card) -> tuple[str, int]:
+    """The decision a card asks about: the clause of its unit that holds its answer (or first gap), or the unit
+    as a whole (-1) when the answer is not its own words."""
+    tested = deletions_of(card)[0][1] if card.kind == CardKind.CLOZE and deletions_of(card) else card.answer
+    at = card.sentence.find(tested)
+    return (card.sentence, len(_CLAUSE_BREAK.findall(card.sentence, 0, at)) if at >= 0 else -1)
 
 
 def _direction(card: Card) -> str:

@@ -29,11 +29,13 @@ from .topics import card_topics
 
 KIND_RANK: Mapping[CardKind, int] = {
     CardKind.GLOSSARY: 0,
+    CardKind.HEADLINE: 0,
     CardKind.DECISION: 0,
     CardKind.NAME: 1,
     CardKind.HOW: 2,
     CardKind.WHY: 2,
     CardKind.CONTRAST: 2,
+    CardKind.WHAT: 2,
     CardKind.CLOZE: 3,
 }
 NEW = float("inf")

@@ -31,6 +31,7 @@ from ..curriculum.glossary import Glossary
 from ..curriculum.topics import Taxonomy
 from ..extract.findings import review_findings
 from ..text.markup import cloze_to_html, escape, revealed, to_html
+from ..text.prnumber import own_pr_number
 from ..text.segment import units
 from ..types import Card, CardKind, Entry, Review
 from .lock import BuiltNote
@@ -158,7 +159,8 @@ def note_fields(card: Card) -> list[str]:
     cloze = card.kind == CardKind.CLOZE
     verdict = GLOSSARY_LABEL if glossary else card.verdict.label
     sentence = _to_html(cloze_context(card.prompt, card.sentence) if cloze else card.sentence)
-    shared = [_escape(card.cue), "" if glossary else _escape(card.entry.title), sentence, source_field(card),
+    # The cue is a plain label; the summary may name code (`X`), shown as code like the review's own.
+    shared = [_escape(card.cue), "" if glossary else _to_html(card.entry.title), sentence, source_field(card),
               _escape(verdict), ""]
     if cloze:
         return [cloze_to_html(card.prompt), *shared]
@@ -173,22 +175,6 @@ def source_field(card: Card) -> str:
     number = None if card.kind == CardKind.GLOSSARY else own_pr_number(entry.title, entry.review)
     head = f"{entry.repo} · PR #{number}" if number else entry.repo
     return f'{_escape(head)} · <span class="where">{_escape(f"{entry.path.name}:{card.line}")}</span>'
-
-
-# A review names other PRs and issues too (另见 #1234, 下游组件（如 Rust 前端 PR #55842）, Issue #52330), so a
-# number is this PR's only where the text says so: a summary ending in "(#4412)", as GitHub titles merged PRs,
-# or starting with "#4412" or "PR #4412"; a review saying 本 PR（#4412） or 此 PR #4412.  Not 该 PR, which
-# can mean a PR just mentioned.
-_TITLE_PR_RE = re.compile(r"[(（]\s*#(\d{1,7})\s*[)）]\s*[。.]?\s*$|^\s*(?:PR\s*)?#(\d{1,7})(?!\d)")
-_REVIEW_PR_RE = re.compile(r"(?:本|此)\s*PR\s*[(（]?\s*#(\d{1,7})(?!\d)")
-
-
-@lru_cache(maxsize=1024)  # the same entry for each of its cards
-def own_pr_number(title: str, review: str) -> str | None:
-    """The number of the PR a seed entry reviews, when its summary or review names it unambiguously."""
-    found = {n for m in _TITLE_PR_RE.finditer(title) for n in m.groups() if n}
-    found.update(_REVIEW_PR_RE.findall(review))
-    return found.pop() if len(found) == 1 else None
 
 
 MIN_CONTEXT_UNITS = 4

@@ -7,6 +7,7 @@ about particular PRs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..text.clauses import clean
@@ -14,8 +15,13 @@ from ..text.markup import without_markers
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..text.units import Unit, split_units, strip_bold
 from ..types import Entry, Fact, Relation, Review, Verdict, norm
+from .decisions import clause_features
+from .decisions import probability as decision_probability
+from .decisions import weights as decision_weights
+from .headline import headline_facts
 from .relations import RelationFinder, finder_for, subject_predicate
-from .roles import decision_text
+from .roles import clause_spans, decision_text, has_decision_cue
+from .whole import whole_facts
 
 # Checked in this order: "不值得精读" contains 精读, "值得快速精读" is a skim.
 VERDICT_PATTERNS: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
@@ -112,15 +118,57 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     facts: list[Fact] = []
     # Only decisions become facts: verdicts, advice, discussion, background … are cut out first, of each unit
     # and of the lead of an enumeration, which cards show as context ("其设计决策值得学习" is no context).
+    found = [(u, decision_text(u)) for u in split_units(plain, bold)]
+    scores = tuple(_clause_scores(found, seg))
+    by_clause = dict(scores)
+    # A unit the role rules cut whole may still state a decision in words their cue lists lack: the clauses the
+    # decision model is sure of are kept.
+    found = [(u, kept or "，".join(c for c, _ in unit_clauses(u, kept) if by_clause.get(c, 0.0) >= _RESTORED_CLAUSE))
+             for u, kept in found]
     units_ = [replace(u, text=kept, lead=decision_text(Unit(u.lead, u.offset)) if u.lead else "")
-              for u in split_units(plain, bold) if (kept := decision_text(u))]
+              for u, kept in found if kept]
+
+    def is_decision(clause: str) -> bool:
+        """A clause the decision model scores as one, or (with no model) one holding a decision cue."""
+        chance = by_clause.get(clause.strip(_TRIM))
+        return has_decision_cue(clause) if chance is None else chance >= _DECISION_CLAUSE
     previous = ""
-    for unit in units_:
+    for number, unit in enumerate(units_, start=1):
         line = entry.review_line + plain.count("\n", 0, unit.offset)
-        facts.extend(_unit_facts(unit, line, finder, previous))
+        facts.extend(replace(f, unit=number) for f in _unit_facts(unit, line, finder, previous, is_decision))
         previous = _summary(unit)
-    facts.extend(_procedure_facts(units_, entry))
-    return Review(entry, verdict, phrase, _dedupe(facts), find_identifiers(plain), find_pr_refs(plain))
+    steps = [number for number, unit in enumerate(units_, start=1) if unit.family == "seq"]
+    facts.extend(replace(f, unit=steps[0]) for f in _procedure_facts(units_, entry))
+    return Review(entry, verdict, phrase, _dedupe([*headline_facts(entry, seg), *facts]), find_identifiers(plain),
+                  find_pr_refs(plain), scores)
+
+
+_TRIM = " \t\n，,；;。：:、"
+_DECISION_CLAUSE = 0.5
+"""The decision score from which a clause of prose counts as stating a choice (deckgen.extract.decisions)."""
+_RESTORED_CLAUSE = 0.7
+"""The decision score from which a clause the role rules cut is kept all the same."""
+
+
+def unit_clauses(unit: Unit, kept: str) -> Iterator[tuple[str, bool]]:
+    """The clauses of *unit* the decision model scores, each with whether the role rules keep it: those of what
+    they keep (after their rewrites), or, of a unit they cut whole, its own."""
+    text = kept or unit.text
+    for a, b, _ in clause_spans(text):
+        clause = text[a:b].strip(_TRIM)
+        if clause:
+            yield clause, bool(kept)
+
+
+def _clause_scores(units_: list[tuple[Unit, str]], seg: Segmenter) -> Iterator[tuple[str, float]]:
+    """How likely each clause of each unit (with what the role rules keep of it) states a decision."""
+    if not decision_weights():
+        return
+    for number, (unit, kept) in enumerate(units_):
+        for clause, is_kept in unit_clauses(unit, kept):
+            names = clause_features(clause, seg, first=number == 0, item=bool(unit.ordinal),
+                                    named=bool(unit.heading), kept=is_kept)
+            yield clause, round(decision_probability(names), 3)
 
 
 def _summary(unit: Unit) -> str:
@@ -136,7 +184,8 @@ def _summary(unit: Unit) -> str:
     return unit.text if not _COMMA_RE.search(masked) and 2 <= units(unit.text) <= 16 else ""
 
 
-def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "") -> list[Fact]:
+def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "",
+                is_decision: Callable[[str], bool] = has_decision_cue) -> list[Fact]:
     text = unit.text.replace("\n", "")
     facts: list[Fact] = []
     name, body = _named_part(unit, text)
@@ -188,6 +237,8 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
                 found = [Fact(Relation.TERM, t, context, context, line, marker="ascii") for t in _ascii_terms(piece)]
         facts.extend(_in_context(f, context, name if f.subject in named_span or f.detail in named_span else "",
                                  unit.lead) for f in found)
+    facts.extend(_in_context(f, text, name, unit.lead)
+                 for f in whole_facts(body, line, finder.seg, name, item=bool(unit.ordinal), is_decision=is_decision))
     agent = _pronoun_agent(body, topic, finder)
     if agent:
         facts.append(_in_context(Fact(Relation.MEANS, topic, agent, body, line), text, name, unit.lead))

@@ -6,8 +6,14 @@ Takes the cards of a corpus (:func:`deckgen.pipeline.build_corpus`) and gold PR 
 
 * A decision is **tested** when some card of its PR has its key, or one of its alternative keys, in its answer
   (Q/A) or in a cloze gap.
+* A PR has **no card** when none of its cards is in the deck.
+* The **rendered** checks look at each card's fields as Anki shows them (HTML made text): Markdown left raw
+  (``**``, backticks), brackets or quotes that do not pair, an answer or question that starts or ends mid-phrase
+  (the gate's word lists), and an answer that shows on its own front.
 * A card is **off-target** when its answer (or a gap) occurs in the review, but only inside the gold
-  ``not_decisions`` parts; it is *checkable* when its answer occurs in the review at all.
+  ``not_decisions`` parts; it is *checkable* when its answer occurs in the summary line or the review at all.
+  The summary line is never inside a ``not_decisions`` part: an answer found there (a headline card's) is on
+  target.
 
 Backticks and bold markers are markup only: every comparison is made without them.  The extractor never reads
 the gold files: they are a measure, not rule data.
@@ -15,7 +21,9 @@ the gold files: they are a measure, not rule data.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +31,12 @@ from typing import Any
 
 from ..errors import DeckgenError
 from ..options import BuildOptions
-from ..deck.notes import Corpus
+from ..cards.gate import BAD_END, BAD_START, balanced
+from ..deck.notes import Corpus, note_fields
 from ..pipeline import build_corpus
-from ..text.markup import deletions, strip_markdown
+from ..text.markup import cloze_plain, deletions, strip_markdown
 from .preview import deck_cards
-from ..types import Card, CardKind
+from ..types import Card, CardKind, norm
 
 GoldPr = dict[str, Any]
 """One PR of a gold file, as JSON gives it."""
@@ -101,8 +110,11 @@ def score_pr(pr: GoldPr, cards: Sequence[Card], review_text: str) -> PrScore:
     for decision in pr["decisions"]:
         keys = [plain(k) for k in [decision["key"], *decision.get("alt_keys", [])]]
         (tested if any(k in t for k in keys for t in texts) else untested).append(decision["key"])
-    review = plain(review_text)
-    excluded = [span for part in pr.get("not_decisions", []) for span in _spans(review, plain(part))]
+    # The summary line heads the text: a headline card's answer comes from it, and no not_decisions part is in it.
+    title = plain(pr["title"])
+    review = title + "\n" + plain(review_text)
+    excluded = [span for part in pr.get("not_decisions", []) for span in _spans(review, plain(part))
+                if span[0] > len(title)]
     off, checkable = [], 0
     for anki_card in shown:
         verdicts = [off_target(t, review, excluded) for t in anki_card.tested]
@@ -131,3 +143,36 @@ def score_corpus(corpus: Corpus, gold: Sequence[GoldPr]) -> list[PrScore]:
 def score(sources: Sequence[Path], gold: Sequence[GoldPr], options: BuildOptions | None = None) -> list[PrScore]:
     """Build the cards of *sources* as ``deckgen build`` would, and score them against *gold*."""
     return score_corpus(build_corpus(sources, options or BuildOptions()), gold)
+
+
+_TAG = re.compile(r"<[^>]+>")
+RENDERED_CHECKS = ("raw Markdown", "unbalanced", "mid-phrase", "answer on front")
+
+
+def visible(field: str) -> str:
+    """What a learner reads of an HTML field: its text, entities decoded."""
+    return html.unescape(_TAG.sub("", field))
+
+
+def rendering_problems(card: AnkiCard) -> list[str]:
+    """Which of :data:`RENDERED_CHECKS` the card fails, as Anki renders its fields."""
+    fields = [visible(f) for f in note_fields(card.card)]
+    if card.card.kind == CardKind.CLOZE:
+        front = cloze_plain(card.card.prompt, style="blank")
+        asked = [fields[0]]
+    else:
+        front, asked = fields[0], [fields[0], fields[1]]
+    problems = []
+    if any("**" in text or "`" in text for text in fields[:-2]):  # every field a learner reads, not Verdict/Status
+        problems.append("raw Markdown")
+    if not all(balanced(text) for text in asked):
+        problems.append("unbalanced")
+    answers = [visible(strip_markdown(t)) for t in card.tested]
+    question = fields[0].strip() if card.card.kind != CardKind.CLOZE else ""
+    if any(a.strip().startswith(BAD_START) or a.strip().endswith(BAD_END) for a in answers) \
+            or (question and question.startswith(BAD_START)):
+        problems.append("mid-phrase")
+    shown = norm(f"{card.card.cue} {front}")
+    if any(a and norm(a) in shown for a in answers):
+        problems.append("answer on front")
+    return problems

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from collections import Counter
 
 from deckgen.cards.cards import TEMPLATES, cue_for, fill, make_cards
@@ -35,23 +37,31 @@ def test_question_templates_are_data_with_known_slots() -> None:
     assert {k: tuple(v) for k, v in data.items()} == TEMPLATES
     slots = {field for options in TEMPLATES.values() for t in options for _, field, _, _ in string.Formatter().parse(t)
              if field}
-    assert slots <= {"x", "y", "v", "a", "p", "m", "c"}
+    assert slots <= {"x", "y", "v", "a", "p", "m", "c", "s", "g"}
 
 
-def test_cue_is_repository_and_first_clause() -> None:
+def test_cue_is_repository_and_what_the_pr_changes() -> None:
+    """The cue names what the summary changes (为调度器引入预分配工作区 → 调度器), never the change, which cards ask;
+    with no such object, the summary's first clause, or the part before its colon."""
     review = extract_review(parse_seed_file(FIXTURE)[0])
-    assert cue_for(review) == "widget · 为调度器引入预分配工作区"
+    assert cue_for(review) == "widget · 调度器"
+    for title, cue in [("集中元数据初始化时机，修复崩溃", "widget · 集中元数据初始化时机"),
+                       ("V1 引擎支持结构化输出：语法异步编译，位掩码统一生成", "widget · V1 引擎支持结构化输出")]:
+        entry = replace(review.entry, title=title)
+        assert cue_for(extract_review(entry)) == cue
 
 
 def test_cards_of_a_small_fixture() -> None:
-    """The fixture's three numbered decisions each give a card; every card carries the cue."""
+    """The fixture's three numbered decisions each give a card; every card carries the cue (the headline card the
+    repository's alone)."""
     review = extract_review(parse_seed_file(FIXTURE)[0])
     cards = make_cards(review)
     answers = {c.answer for c in cards}
     assert "`torch.empty`" in answers or any("`torch.empty`" in c.answer for c in cards)
     assert any("尽早暴露错误" == c.answer or "参数校验" in c.answer for c in cards)
     assert any("`workspace`" in c.answer for c in cards)
-    assert all(c.cue == "widget · 为调度器引入预分配工作区" for c in cards)
+    assert all(c.cue == "widget · 调度器" for c in cards if c.kind != CardKind.HEADLINE)
+    assert [c.cue for c in cards if c.kind == CardKind.HEADLINE] == ["widget"]
     assert 3 <= sum(anki_cards(c) for c in cards) <= 10
 
 

@@ -18,10 +18,11 @@ MANY = Entry("o/r", "重构调度器的内存管理", DECISIONS, Path("s.txt"), 
 
 def chosen(*cards: Card, rank: float = 2.0, limit: int = MAX_CARDS_PER_PR, verdict: Verdict = Verdict.DEEP,
            facts: dict[str, str] | None = None) -> list[Card]:
-    """What select_cards keeps of *cards*; each card asks a fact of its own unless *facts* (key → fact) says otherwise."""
+    """What select_cards keeps of *cards*, ranked by hand (no model); each card asks a fact of its own unless *facts*
+    (key → fact) says otherwise."""
     facts = facts or {}
     return select_cards([Candidate(c, rank, c.entry.review, facts.get(c.key, c.key)) for c in cards], get_segmenter(),
-                        limit=limit, verdict=verdict)
+                        limit=limit, verdict=verdict, model={})
 
 
 def decision(n: int, kind: CardKind = CardKind.WHY) -> Card:

@@ -16,7 +16,8 @@ from deckgen.pipeline import build_deck
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
 from tests.conftest import SEEDS, AnkiCollection, query_apkg, read_apkg, write_seed
 
-KIND_RANK = {"glossary": 0, "decision": 0, "name": 1, "how": 2, "why": 2, "contrast": 2, "cloze": 3}
+KIND_RANK = {"glossary": 0, "headline": 0, "decision": 0, "name": 1, "how": 2, "why": 2, "contrast": 2, "what": 2,
+             "cloze": 3}
 
 
 def card(pr: str, kind: CardKind, topics: tuple[str, ...], key: str = "") -> Card:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deckgen.deck.notes import cloze_context, note_fields, own_pr_number, source_field
+from deckgen.deck.notes import cloze_context, note_fields, source_field
+from deckgen.text.prnumber import own_pr_number
 from deckgen.deck.package import DeckPlan, write_apkg
 from deckgen.text.markup import deletion
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict

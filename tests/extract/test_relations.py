@@ -143,4 +143,4 @@ def test_relation_enum_values_are_stable() -> None:
     """Relation names appear in tags (rel::…) and card keys: renaming one re-keys cards."""
     assert [r.value for r in Relation] == [
         "definition", "contrast", "purpose", "avoid", "result", "means", "show", "solve", "role", "action",
-        "condition", "cause", "tradeoff", "term"]
+        "condition", "cause", "tradeoff", "term", "headline", "slot", "whole"]

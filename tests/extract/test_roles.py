@@ -77,8 +77,14 @@ def test_a_frame_is_cut_off_and_a_labelled_frame_names_the_decision() -> None:
     assert cut("核心亮点在于引入的“分块”机制") == "引入的“分块”机制"
 
 
-def test_praise_around_a_description_stays_praise_and_praise_adverbs_go() -> None:
-    assert cut("它展示了如何在边界处添加前置检查") == ""
+def test_praise_around_a_description_keeps_the_description_and_praise_adverbs_go() -> None:
+    """Drop the framing, keep the content (issue #25): what a PR is praised for showing is its decision."""
+    assert cut("它展示了如何在边界处添加前置检查") == "在边界处添加前置检查"
+    assert cut("它展示了如何安全地引入硬件内核——通过严格的条件守卫、清晰的回退路径") == \
+        "通过严格的条件守卫、清晰的回退路径来安全地引入硬件内核"
+    assert cut("`a/b.py` 中的 `CPURouter` 设计，它展示了如何将路由逻辑集成到统一框架中") == \
+        "用`CPURouter`将路由逻辑集成到统一框架中"
+    assert cut("对 X 位置编码的重构也展示了如何使遗留代码适应图约束") == "对 X 位置编码的重构，以使遗留代码适应图约束"
     assert cut("把路由逻辑优雅地集成到统一框架中") == "把路由逻辑集成到统一框架中"
 
 

@@ -41,3 +41,27 @@ def test_gold_prs_missing_from_the_seeds_are_an_error() -> None:
     gold = [{"file": "good.txt", "title": "no such PR", "decisions": [], "not_decisions": []}]
     with pytest.raises(DeckgenError, match="not found"):
         score([FIXTURES / "good.txt"], gold)
+
+
+def test_a_headline_answer_found_in_the_summary_is_on_target() -> None:
+    """The summary line is never a not_decisions part: an answer it holds is on target, though the review says
+    the same words only in its praise."""
+    pr = {**PR, "not_decisions": ["值得精读。采用 `torch.empty`"]}
+    headline = replace(BASE, key="headline:x", answer="预分配工作区")
+    review = "值得精读。采用 `torch.empty`" + ENTRY.review
+    assert score_pr({**pr, "title": ENTRY.title}, [headline], review).off == []
+
+
+def test_rendering_problems_see_what_a_learner_sees() -> None:
+    from deckgen.report.quality import anki_cards, rendering_problems
+
+    [clean] = anki_cards(BASE)
+    assert rendering_problems(clean) == []
+    [raw] = anki_cards(replace(BASE, cue="r · 调整 `x` 的缓存"))  # the cue is plain text: a backtick shows
+    assert rendering_problems(raw) == ["raw Markdown"]
+    [cut] = anki_cards(replace(BASE, answer="预分配的"))
+    assert "mid-phrase" in rendering_problems(cut)
+    [shown] = anki_cards(replace(BASE, answer="预分配工作区", prompt="为什么要预分配工作区？"))
+    assert "answer on front" in rendering_problems(shown)
+    [unpaired] = anki_cards(replace(BASE, answer="「预分配"))
+    assert "unbalanced" in rendering_problems(unpaired)

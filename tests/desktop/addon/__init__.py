@@ -202,9 +202,14 @@ if JOB_PATH:
         return info
 
     def _distinct(img: QImage) -> int:
+        """Colours sampled on a coarse grid, and finely at the top, where a short card's only lines are: a grid
+        alone misses them (a one-line question drew 2 colours though it rendered)."""
         seen = set()
         for y in range(0, img.height(), max(1, img.height() // 40)):
             for x in range(0, img.width(), max(1, img.width() // 40)):
+                seen.add(img.pixel(x, y))
+        for y in range(0, min(img.height(), 240), 3):
+            for x in range(0, img.width(), 3):
                 seen.add(img.pixel(x, y))
         return len(seen)
 

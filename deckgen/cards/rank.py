@@ -1,0 +1,135 @@
+"""A candidate card in; how likely it asks a key decision of its PR out: a small linear model.
+
+Many candidates of one decision pass the quality gate (a contrast, a purpose, an in-place question, a cloze);
+which one a learner gets decides whether the card asks what the review says matters.  The choice is a
+logistic model over features of the card that hold for any review (its kind and relation, the shape and
+length of its answer and question, the gate's warnings, where in its decision it comes from), never words of
+particular PRs.  Its weights are data (``rules/ranker.json``), trained by ``benchmarks/train_ranker.py`` on the
+development half of the labelled corpus only; the same card always gets the same score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from ..files.datadir import data_dir
+from ..text.segment import Segmenter, units
+from ..types import Card, CardKind
+
+RANKER_FILE = "ranker.json"
+_ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/+-]*")
+_CODE = re.compile(r"`[^`]+`")
+_DIGIT = re.compile(r"\d")
+_CONTRAST = re.compile(r"而非|而不是|不再|取代|替代|代替|改为|改用|换成")
+_REASON = re.compile(r"以便?|为了|从而|避免|防止|确保|保证|因为|由于|所以|因此")
+_PROBLEM = re.compile(r"只能|无法|导致|问题|崩溃|错误|失败|不得不")
+
+
+def _bucket(n: int, edges: Iterable[int]) -> str:
+    for edge in edges:
+        if n <= edge:
+            return f"<={edge}"
+    return "more"
+
+
+def clause_score(card: Card, scores: Sequence[tuple[str, float]]) -> float | None:
+    """How likely the clause *card* asks about states a decision: the best-scored clause of its decision that holds
+    its answer (or gap), else of its decision at all; None for a card from the summary line or with no scores."""
+    tested = [t.replace("`", "") for t in card.answer.split("；")] if card.kind == CardKind.CLOZE else [card.answer.replace("`", "")]
+    sentence = card.sentence.replace("`", "")
+    mine = [(c.replace("`", ""), p) for c, p in scores if c.replace("`", "") in sentence or sentence in c.replace("`", "")]
+    holding = [p for c, p in mine if any(t and t in c for t in tested)]
+    if holding:
+        return max(holding)
+    return max((p for _, p in mine), default=None)
+
+
+def unit_score(card: Card, scores: Sequence[tuple[str, float]]) -> float:
+    """How likely the unit *card* comes from states a decision: its best-scored clause (1 with no scores)."""
+    sentence = card.sentence.replace("`", "")
+    mine = [p for c, p in scores if c.replace("`", "") in sentence]
+    return max(mine, default=1.0)
+
+
+def features(card: Card, warnings: Iterable[str], seg: Segmenter,
+             scores: Sequence[tuple[str, float]] = ()) -> list[str]:
+    """The features of *card* (with the gate's warning checks *warnings*, and the decision scores of its review's
+    clauses *scores*): names, each with value 1."""
+    answer = card.answer if card.kind != CardKind.CLOZE else card.answer.split("；")[0]
+    family = card.key.split(":")[1] if card.key.count(":") >= 2 else card.key.split(":")[0]
+    tokens = [t for t in seg.tokenize(answer.replace("`", "")) if t.text.strip()]
+    first = "P" if tokens and tokens[0].protected else (seg.pos(tokens[0].text)[:1] if tokens else "")
+    last = "P" if tokens and tokens[-1].protected else (seg.pos(tokens[-1].text)[:1] if tokens else "")
+    sentence = card.sentence
+    where = sentence.find(answer.replace("`", "")) if answer else -1
+    found = [
+        "bias",
+        f"kind={card.kind.value}",
+        f"rel={card.relation.value}",
+        f"family={card.kind.value}:{family}",
+        f"answer_units{_bucket(units(answer), (1, 2, 4, 8, 12, 16, 24, 35))}",
+        f"question_units{_bucket(units(card.prompt), (8, 14, 20, 30, 45))}",
+        f"first_pos={first or '-'}",
+        f"last_pos={last or '-'}",
+        f"sentence_units{_bucket(units(sentence), (15, 30, 60, 100))}",
+    ]
+    if _CODE.search(card.answer):
+        found.append("answer_code")
+    if _ASCII.search(answer):
+        found.append("answer_latin")
+    if answer.replace("`", "").isascii():
+        found.append("answer_all_latin")
+    if _DIGIT.search(answer):
+        found.append("answer_digit")
+    if "的" in answer:
+        found.append("answer_de")
+    if "、" in answer or "和" in answer or "与" in answer:
+        found.append("answer_and")
+    if "，" in answer or "," in answer:
+        found.append("answer_comma")
+    if _CONTRAST.search(sentence):
+        found.append("sentence_contrast")
+    if _REASON.search(sentence):
+        found.append("sentence_reason")
+    if _PROBLEM.search(answer):
+        found.append("answer_problem")
+    if sentence.startswith(("「", "“")) or "：" in sentence[:24] or ":" in sentence[:24]:
+        found.append("sentence_named")
+    if where >= 0:
+        found.append(f"answer_at{_bucket(int(10 * where / max(len(sentence), 1)), (0, 2, 5, 9))}")
+    if card.kind == CardKind.HEADLINE or card.sentence == card.entry.title:
+        found.append("from_title")
+    found.extend(f"warn={w}" for w in sorted(set(warnings)))
+    chance = clause_score(card, scores)
+    if chance is not None:
+        found.append(f"decision{_bucket(int(10 * chance), (1, 3, 5, 7, 8, 9))}")
+    return found
+
+
+@lru_cache(maxsize=1)
+def _model() -> dict[str, Any]:
+    path = data_dir("rules") / RANKER_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def weights() -> dict[str, float]:
+    """The model's weights (``rules/ranker.json``); none, and every card scores the same, when there is no file."""
+    return {str(k): float(v) for k, v in _model().get("weights", {}).items()}
+
+
+def model_floor(name: str = "floor") -> float:
+    """A threshold of ``rules/ranker.json``: ``floor``, the least probability a second card of a decision may
+    have; ``unit_floor``, the least decision score of a unit that gets a card at all."""
+    return float(_model().get(name, 0.0))
+
+
+def probability(names: Iterable[str], table: dict[str, float] | None = None) -> float:
+    """The model's probability that a card with these features asks a key decision."""
+    table = weights() if table is None else table
+    z = sum(table.get(name, 0.0) for name in names)
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
