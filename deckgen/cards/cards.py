@@ -30,7 +30,7 @@ from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
 from .gate import BOOST_VERB, GENERIC, Candidate
 from .select import MAX_CARDS_PER_PR, select_cards
 
-CLOZE_TERMS = ("step", "code")
+CLOZE_TERMS = ("step", "code", "headline")
 """Which key phrases found on their own become cloze gaps: procedure steps and code identifiers.  Quoted names,
 set members and objects did not: learners deleted most of those cards; the facts of relations make their own
 gaps (the chosen option, what was avoided)."""
@@ -43,7 +43,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "questions"].items()
 }
 """Question templates by relation and direction (``rules/questions.toml``), two or three phrasings each."""
-_TERM_RANK = {"step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
+_TERM_RANK = {"headline": 1.5, "step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是|而是|于是|"
                                  r"其[一二三四五六七八九十]|第[一二三四五六七八九十])[，,\s]*")
 _ASSESSMENT = re.compile(r"^(?:本|此|该|这个|这)\s*(?:PR|改动|变更)?\s*是一个|值得精读|不值得|建议精读")
@@ -239,11 +239,13 @@ class CardMaker:
                     marked = marked.replace(fact.subject, deletion(ordinal, fact.subject))
                 rank = max(_term_rank(f, text) for f in group)
                 key = "cloze:" + "|".join(sorted(norm(f.subject) for f in group))
-                self._add(group[0], CardKind.CLOZE, key, marked, "；".join(f.subject for f in group), rank)
+                # The summary's own cloze has the repository alone as its cue, as the headline card does.
+                cue = self.review.entry.repo.split("/")[-1] if group[0].marker == "headline" else self.cue
+                self._add(group[0], CardKind.CLOZE, key, marked, "；".join(f.subject for f in group), rank, cue)
 
-    def _add(self, fact: Fact, kind: CardKind, key: str, prompt: str, answer: str, rank: float) -> None:
+    def _add(self, fact: Fact, kind: CardKind, key: str, prompt: str, answer: str, rank: float, cue: str = "") -> None:
         entry = self.review.entry
-        card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=self.cue,
+        card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=cue or self.cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
                     relation=fact.relation)
         self.candidates.append(Candidate(card, rank, entry.review, f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}",

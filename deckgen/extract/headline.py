@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ..files.datadir import data_dir
 from ..text.clauses import clean
-from ..text.segment import Segmenter, units
+from ..text.segment import PROTECTED_RE, Segmenter, units
 from ..types import Entry, Fact, Relation
 from .slots import GAP, slot_facts
 
@@ -169,7 +169,17 @@ class _Summary:
                 self.fact("then_add", main[0], re.sub(r"^了\s*", "", then[len(verb):]), verb)
             else:
                 self.fact("then", main[0], then)
+        if not self.facts:
+            self.cloze(title)
         return self.facts
+
+    def cloze(self, title: str) -> None:
+        """The summary as a cloze over its longest name of code or English words, for a summary no question form
+        fits (a name of a few letters, V1 or worker, is no gap worth a card)."""
+        names = sorted((m.group() for m in PROTECTED_RE.finditer(title)), key=len, reverse=True)
+        gap = next((n for n in names if len(n.strip("`")) >= 6 and units(title) - units(n) >= 6), "")
+        if gap:
+            self.facts.append(Fact(Relation.TERM, gap, title, self.entry.title, self.entry.title_line, marker="headline"))
 
     def without_adverb(self, clause: str) -> str:
         adverb = self.opens_with(clause, self.rules.adverbs)
