@@ -214,13 +214,18 @@ def build_deck(sources: Sequence[Path] = DEFAULT_SOURCES, output: Path = DEFAULT
     """
     prepared = prepare_build(sources, output, options, progress=progress)
     clock = StageClock()
-    with clock.measure("write"):
-        with LockMemo.open(options.cache) as memo:
-            write_apkg(prepared.plan, prepared.output, memo=memo)
+    _write(prepared, options, clock)
     clock.report(progress, {"write": str(prepared.output)})
     report = prepared.report()
     shutdown.keep(prepared)  # the command line ends now: not freed note by note (see deckgen.shutdown)
     return report
+
+
+def _write(prepared: PreparedBuild, options: BuildOptions, clock: StageClock) -> None:
+    """The deck and its lock file, as every command that writes them writes them."""
+    with clock.measure("write"):
+        with LockMemo.open(options.cache) as memo:
+            write_apkg(prepared.plan, prepared.output, memo=memo)
 
 
 def build_topic_deck(sources: Sequence[Path] = DEFAULT_SOURCES, topics: Sequence[str] = (),
