@@ -21,11 +21,14 @@ import click
 from . import __version__
 from .errors import DeckgenError, UnknownTopic
 from .options import (
+    ANKICONNECT_KEY_ENV,
+    DEFAULT_ANKICONNECT_URL,
     DEFAULT_DECK_NAME,
     DEFAULT_GRACE,
     DEFAULT_OUTPUT,
     DEFAULT_SOURCES,
     BuildOptions,
+    PushOptions,
 )
 from .types import BuildReport, CardKind
 
@@ -178,6 +181,53 @@ def _echo_built(report: BuildReport) -> None:
     if changes and not changes.first_build:
         click.echo(f"Deck version {changes.version}: {changes.new} new, {changes.changed} changed, "
                    f"{changes.unchanged} unchanged, {changes.obsolete} obsolete, {changes.pruned} pruned notes")
+
+
+def _http_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.startswith(("http://", "https://")):
+        raise click.BadParameter(f"{value!r} is not an http:// or https:// address (AnkiConnect's is {DEFAULT_ANKICONNECT_URL})")
+    return value
+
+
+@cli.command()
+@_SEEDS
+@_deck_options
+@click.option("--url", default=DEFAULT_ANKICONNECT_URL, show_default=True, callback=_http_url,
+              help="Where AnkiConnect listens.")
+@click.option("--api-key", envvar=ANKICONNECT_KEY_ENV, show_envvar=True,
+              help="AnkiConnect's API key, when its config sets one.")
+@click.option("--dry-run", is_flag=True, help="Print what would change in the collection; write nothing, send nothing.")
+@click.option("--delete-obsolete", is_flag=True,
+              help="Delete the notes whose source was removed, instead of tagging and suspending them.")
+@_QUIET
+@_VERBOSE
+def push(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, taxonomy: Path | None,
+         glossary: Path | None, no_cache: bool, jobs: int, url: str, api_key: str | None, dry_run: bool,
+         delete_obsolete: bool, quiet: bool, verbose: bool) -> None:
+    """Build the deck (as build does) and put it into the running Anki, through the AnkiConnect add-on.
+
+    New notes are added; changed ones are updated in place, keeping your tags, reviews and decks; notes
+    whose source was removed are tagged deckgen::obsolete and suspended, or deleted.  Writes the same
+    .apkg and lock file as build.  Anki must be running, with AnkiConnect (add-on 2055492159).
+
+    \b
+    Example:
+        deckgen push                        # seeds/ → decks/deckgen.apkg → Anki
+        deckgen push --dry-run              # what would change in Anki
+    """
+    from .pipeline import push_deck
+
+    options = BuildOptions(deck_name=deck_name, grace=grace, prune=prune, taxonomy=taxonomy, glossary=glossary,
+                           cache=not no_cache, jobs=jobs)
+    target = PushOptions(url=url, api_key=api_key, dry_run=dry_run, delete_obsolete=delete_obsolete)
+    with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
+        report = push_deck(seeds or DEFAULT_SOURCES, output, options, target, progress=progress)
+    if dry_run:
+        _echo_warnings(report.build.warnings)
+        click.echo("\n".join(report.plan.lines(report.url)))
+    elif not quiet:
+        _echo_built(report.build)
+        click.echo(report.summary())
 
 
 @cli.command()
