@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from make_corpus import write_corpus  # noqa: E402
 
-from tests.desktop.ankiconnect import AnkiDesktop, temporary_base  # noqa: E402
+from tests.desktop.ankiconnect import AnkiDesktop  # noqa: E402
 
 _STAGE_RE = re.compile(r"^(\w+)\s+([\d.]+) s", re.M)
 
@@ -99,7 +99,7 @@ def main() -> None:
         for folder in (corpus, out.parent, cache):
             shutil.rmtree(folder, ignore_errors=True)
         shutil.copytree(pristine, corpus)
-        with AnkiDesktop(temporary_base("deckgen-bench-anki-")) as anki:
+        with AnkiDesktop("deckgen-bench-anki-") as anki:
             anki.start()
             wall, stages, summary = timed_push(corpus, out, anki.url, cache)
             results["first"].append(wall)

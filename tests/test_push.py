@@ -21,7 +21,7 @@ from deckgen.deck.notetypes import NOTE_TYPE_IDS
 from deckgen.deck.package import OBSOLETE_BANNER, OBSOLETE_TAG
 from deckgen.source.parse import parse_seed_file
 from tests.conftest import SEEDS, AnkiCollection, write_seed
-from tests.desktop.ankiconnect import AnkiDesktop, CutOff, free_port, temporary_base
+from tests.desktop.ankiconnect import AnkiDesktop, CutOff, free_port
 from tests.test_regen import NEW_PRS, answer_good, card_state, change_seeds, copy_seeds, remove_entry
 
 T0 = 1_700_000_000  # the first push
@@ -29,7 +29,7 @@ T0 = 1_700_000_000  # the first push
 
 @pytest.fixture(name="anki")
 def _anki() -> Iterator[AnkiDesktop]:
-    with AnkiDesktop(temporary_base()) as desktop:
+    with AnkiDesktop() as desktop:
         yield desktop
 
 
@@ -244,7 +244,7 @@ def test_a_push_cut_short_is_completed_by_the_next(tmp_path: Path, anki: AnkiDes
 @pytest.fixture(name="guarded")
 def _guarded(tmp_path: Path) -> Iterator[AnkiDesktop]:
     """Anki whose AnkiConnect wants the API key "sesame" and says it speaks API version 5, holding a first deck."""
-    with AnkiDesktop(temporary_base(), apiKey="sesame", apiVersion=5) as desktop:
+    with AnkiDesktop(apiKey="sesame", apiVersion=5) as desktop:
         yield desktop
 
 

@@ -70,25 +70,26 @@ def post(url: str, action: str, **params: Any) -> Any:
 
 
 class AnkiDesktop:
-    """A throw-away Anki profile in *base* with AnkiConnect listening at :attr:`url`; start and stop at will.
+    """A throw-away Anki profile with AnkiConnect listening at :attr:`url`; start and stop at will.
 
-    *config* overrides AnkiConnect's config (``apiKey``, ``apiVersion``, …).  Use as a context manager: Anki is
-    stopped, and the base folder removed, at the end.
+    *config* overrides AnkiConnect's config (``apiKey``, ``apiVersion``, …).  The base folder is a new temporary
+    folder named *prefix*… (outside pytest's tmp: a long path would be too long for Anki's sockets).  Use as a
+    context manager: Anki is stopped, and the base folder removed, at the end.
     """
 
-    def __init__(self, base: Path, **config: Any) -> None:
-        self.base = base
+    def __init__(self, prefix: str = "deckgen-anki-push-", **config: Any) -> None:
+        source = addon_source()  # skips or fails the test before anything is made
+        self.base = base = Path(tempfile.mkdtemp(prefix=prefix))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = base / "anki.log"
-        base.mkdir(parents=True, exist_ok=True)
         prepared = subprocess.run([sys.executable, str(PREPARE), str(base)], capture_output=True, text=True,
                                   timeout=120, cwd=str(base))
         assert prepared.returncode == 0, f"preparing the Anki profile failed:\n{prepared.stderr[-3000:]}"
         self.collection.parent.mkdir(exist_ok=True)  # so that a test can fill the collection before Anki first runs
         addon = base / "addons21" / "AnkiConnect"  # the folder name the add-on expects (not "plugin")
-        shutil.copytree(addon_source(), addon, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(source, addon, ignore=shutil.ignore_patterns("__pycache__"))
         settings = json.loads((addon / "config.json").read_text(encoding="utf-8"))
         settings.update(webBindPort=self.port, **config)
         (addon / "config.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
@@ -206,8 +207,3 @@ def _anki_processes(group: int) -> list[int]:
         if int(fields[2]) == group and b"aqt.run()" in command:
             found.append(int(entry.name))
     return found
-
-
-def temporary_base(prefix: str = "deckgen-anki-push-") -> Path:
-    """A base folder outside pytest's tmp (Anki's profile path must not be too long for its sockets)."""
-    return Path(tempfile.mkdtemp(prefix=prefix))
