@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
-from .options import BuildOptions
+from .options import BuildOptions, PushOptions
 from .types import BuildReport, Card, Entry, Fact, Review
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         build_topic_deck,
         build_topic_decks,
         list_topics,
+        push_deck,
     )
 
 __version__ = "0.1.0"
@@ -39,6 +40,7 @@ __all__ = [
     "Entry",
     "Fact",
     "OutputError",
+    "PushOptions",
     "Review",
     "SeedError",
     "UnknownTopic",
@@ -50,9 +52,11 @@ __all__ = [
     "list_topics",
     "load_glossary",
     "load_taxonomy",
+    "push_deck",
 ]
 _LAZY = {"build_corpus": "pipeline", "build_deck": "pipeline", "build_topic_deck": "pipeline",
-         "build_topic_decks": "pipeline", "list_topics": "pipeline", "load_glossary": "curriculum.glossary",
+         "build_topic_decks": "pipeline", "list_topics": "pipeline", "push_deck": "pipeline",
+         "load_glossary": "curriculum.glossary",
          "load_taxonomy": "curriculum.topics"}
 
 

@@ -10,24 +10,27 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 import click
 
 from . import __version__
 from .errors import DeckgenError, UnknownTopic
 from .options import (
+    ANKICONNECT_KEY_ENV,
+    DEFAULT_ANKICONNECT_URL,
     DEFAULT_DECK_NAME,
     DEFAULT_GRACE,
     DEFAULT_OUTPUT,
     DEFAULT_SOURCES,
     BuildOptions,
+    PushOptions,
 )
-from .types import CardKind
+from .types import BuildReport, CardKind
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
 _GRACE = click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE, show_default=True,
@@ -37,6 +40,24 @@ _TAXONOMY = click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=
                          help="Topic taxonomy (default: topics.toml beside the seeds).")
 _GLOSSARY = click.option("--glossary", type=click.Path(path_type=Path, dir_okay=False),
                          help="Glossary (default: glossary.toml beside the seeds).")
+_OUTPUT = click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
+                       show_default=True, help="Where to write the .apkg deck.")
+_DECK_NAME = click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True,
+                          help="Top-level Anki deck; each repository gets a subdeck.")
+_NO_CACHE = click.option("--no-cache", "no_cache", is_flag=True,
+                         help="Make every card afresh: neither read nor fill the per-user cache (~/.cache/deckgen).")
+_JOBS = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+                     help="Make the cards of new or changed entries in N processes (for large corpora).")
+_QUIET = click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+_VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Also print how long each stage took (on stderr).")
+_F = TypeVar("_F", bound=Callable[..., None])
+
+
+def _deck_options(command: _F) -> _F:
+    """The options of the deck a command writes, ``build``'s and ``push``'s alike (in --help's order)."""
+    for option in reversed((_OUTPUT, _DECK_NAME, _GRACE, _PRUNE, _TAXONOMY, _GLOSSARY, _NO_CACHE, _JOBS)):
+        command = option(command)
+    return command
 
 
 @contextmanager
@@ -99,12 +120,7 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
 
 @cli.command()
 @_SEEDS
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
-              show_default=True, help="Where to write the .apkg deck.")
-@click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True,
-              help="Top-level Anki deck; each repository gets a subdeck.")
-@_GRACE
-@_PRUNE
+@_deck_options
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 and say what differs unless the deck and its lock file are up to date.")
 @click.option("--topic", "topics", multiple=True, metavar="ID",
@@ -113,14 +129,8 @@ def _build_topics(sources: tuple[Path, ...], topics: tuple[str, ...], split: Pat
               help="Write one deck per topic to DIR, plus DIR/index.md.")
 @click.option("--lock-of", "full_deck", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
               show_default=True, help="With --topic/--split-topics: the full deck whose lock file gives the notes' identities.")
-@_TAXONOMY
-@_GLOSSARY
-@click.option("--no-cache", "no_cache", is_flag=True,
-              help="Make every card afresh: neither read nor fill the per-user cache (~/.cache/deckgen).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Make the cards of new or changed entries in N processes (for large corpora).")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@click.option("-v", "--verbose", is_flag=True, help="Also print how long each stage took (on stderr).")
+@_QUIET
+@_VERBOSE
 def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, check: bool,
           topics: tuple[str, ...], split_topics: Path | None, full_deck: Path, taxonomy: Path | None,
           glossary: Path | None, no_cache: bool, jobs: int, quiet: bool, verbose: bool) -> None:
@@ -160,12 +170,64 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
     with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
         report = build_deck(sources, output, options, progress=progress)
     if not quiet:
-        _echo_warnings(report.warnings)
-        click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
-        changes = report.changes
-        if changes and not changes.first_build:
-            click.echo(f"Deck version {changes.version}: {changes.new} new, {changes.changed} changed, "
-                       f"{changes.unchanged} unchanged, {changes.obsolete} obsolete, {changes.pruned} pruned notes")
+        _echo_built(report)
+
+
+def _echo_built(report: BuildReport) -> None:
+    """A build's warnings and summary: the deck written, and what changed in it since its lock file."""
+    _echo_warnings(report.warnings)
+    click.echo(f"Built {report.entries} PRs, {report.cards} cards from {report.files} seed file(s) → {report.output}")
+    changes = report.changes
+    if changes and not changes.first_build:
+        click.echo(f"Deck version {changes.version}: {changes.new} new, {changes.changed} changed, "
+                   f"{changes.unchanged} unchanged, {changes.obsolete} obsolete, {changes.pruned} pruned notes")
+
+
+def _http_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.startswith(("http://", "https://")):
+        raise click.BadParameter(f"{value!r} is not an http:// or https:// address (AnkiConnect's is {DEFAULT_ANKICONNECT_URL})")
+    return value
+
+
+@cli.command()
+@_SEEDS
+@_deck_options
+@click.option("--url", default=DEFAULT_ANKICONNECT_URL, show_default=True, callback=_http_url,
+              help="Where AnkiConnect listens.")
+@click.option("--api-key", envvar=ANKICONNECT_KEY_ENV, show_envvar=True,
+              help="AnkiConnect's API key, when its config sets one.")
+@click.option("--dry-run", is_flag=True, help="Print what would change in the collection; write nothing, send nothing.")
+@click.option("--delete-obsolete", is_flag=True,
+              help="Delete the notes whose source was removed, instead of tagging and suspending them.")
+@_QUIET
+@_VERBOSE
+def push(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, prune: bool, taxonomy: Path | None,
+         glossary: Path | None, no_cache: bool, jobs: int, url: str, api_key: str | None, dry_run: bool,
+         delete_obsolete: bool, quiet: bool, verbose: bool) -> None:
+    """Build the deck (as build does) and put it into the running Anki, through the AnkiConnect add-on.
+
+    New notes are added; changed ones are updated in place, keeping your tags, reviews and decks; notes
+    whose source was removed are tagged deckgen::obsolete and suspended, or deleted.  Writes the same
+    .apkg and lock file as build.  Anki must be running, with AnkiConnect (add-on 2055492159).
+
+    \b
+    Example:
+        deckgen push                        # seeds/ → decks/deckgen.apkg → Anki
+        deckgen push --dry-run              # what would change in Anki
+    """
+    from .pipeline import push_deck
+
+    options = BuildOptions(deck_name=deck_name, grace=grace, prune=prune, taxonomy=taxonomy, glossary=glossary,
+                           cache=not no_cache, jobs=jobs)
+    target = PushOptions(url=url, api_key=api_key, dry_run=dry_run, delete_obsolete=delete_obsolete)
+    with _user_errors(), ConsoleProgress.for_stderr(quiet=quiet, verbose=verbose) as progress:
+        report = push_deck(seeds or DEFAULT_SOURCES, output, options, target, progress=progress)
+    if dry_run:
+        _echo_warnings(report.build.warnings)
+        click.echo("\n".join(report.plan.lines(report.url)))
+    elif not quiet:
+        _echo_built(report.build)
+        click.echo(report.summary())
 
 
 @cli.command()
@@ -313,9 +375,9 @@ class ConsoleProgress:
         stream = sys.stderr  # read at call time: the CLI (and Click's test runner) may have swapped it
         return cls(stream, bar=not quiet and stream.isatty(), verbose=verbose and not quiet)
 
-    def begin(self, total: int) -> None:
+    def begin(self, total: int, label: str = "Making cards") -> None:
         if self.want_bar and total >= self.min_entries:
-            self._bar = click.progressbar(length=total, label="Making cards", file=self.stream)
+            self._bar = click.progressbar(length=total, label=label, file=self.stream)
             self._bar.__enter__()
 
     def advance(self, count: int = 1) -> None:

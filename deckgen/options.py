@@ -15,6 +15,9 @@ DEFAULT_OUTPUT = Path("decks") / "deckgen.apkg"
 DEFAULT_DECK_NAME = "PR 设计决策"
 DEFAULT_GRACE = 3
 """Deck versions after the one that marked a card obsolete that still ship it (then it leaves the lock)."""
+DEFAULT_ANKICONNECT_URL = "http://127.0.0.1:8765"
+"""Where AnkiConnect listens unless its config says otherwise."""
+ANKICONNECT_KEY_ENV = "DECKGEN_ANKICONNECT_KEY"
 
 
 @dataclass(frozen=True)
@@ -40,3 +43,17 @@ class BuildOptions:
     """Reuse and keep each entry's cards in the per-user cache."""
     jobs: int = 1
     """Make the cards of entries the cache lacks in this many processes."""
+
+
+@dataclass(frozen=True)
+class PushOptions:
+    """Where ``deckgen push`` sends a deck, and how; the deck itself is a build's (:class:`BuildOptions`)."""
+
+    url: str = DEFAULT_ANKICONNECT_URL
+    """AnkiConnect's address."""
+    api_key: str | None = None
+    """AnkiConnect's API key, when its config sets one."""
+    dry_run: bool = False
+    """Say what would change in the collection; write nothing and send nothing."""
+    delete_obsolete: bool = False
+    """Delete obsolete notes instead of tagging and suspending them."""

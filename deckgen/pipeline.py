@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from . import shutdown
 from .cache.lockmemo import LockMemo
@@ -21,8 +22,8 @@ from .curriculum.glossary import Glossary
 from .curriculum.topics import Taxonomy
 from .deck.lock import Update, lock_path_for, read_lock, reconcile
 from .deck.notes import Corpus, EntryNotes
-from .deck.notetypes import fingerprints
-from .deck.package import DeckPlan, write_apkg, write_decks
+from .deck.notetypes import NOTE_TYPE_IDS, fingerprints
+from .deck.package import DeckPlan, package_rows, write_apkg, write_decks
 from .deck.topicdecks import (
     SplitReport,
     TopicReport,
@@ -31,10 +32,13 @@ from .deck.topicdecks import (
     topic_report,
     write_split,
 )
-from .options import DEFAULT_OUTPUT, DEFAULT_SOURCES, BuildOptions
+from .options import DEFAULT_OUTPUT, DEFAULT_SOURCES, BuildOptions, PushOptions
 from .progress import NO_PROGRESS, Progress, StageClock
 from .source.parse import read_corpus
 from .types import BuildReport, CardKind, DeckChanges, Entry, Level
+
+if TYPE_CHECKING:
+    from .push.send import PushReport
 
 
 @contextmanager
@@ -214,13 +218,55 @@ def build_deck(sources: Sequence[Path] = DEFAULT_SOURCES, output: Path = DEFAULT
     """
     prepared = prepare_build(sources, output, options, progress=progress)
     clock = StageClock()
-    with clock.measure("write"):
-        with LockMemo.open(options.cache) as memo:
-            write_apkg(prepared.plan, prepared.output, memo=memo)
+    _write(prepared, options, clock)
     clock.report(progress, {"write": str(prepared.output)})
     report = prepared.report()
     shutdown.keep(prepared)  # the command line ends now: not freed note by note (see deckgen.shutdown)
     return report
+
+
+def _write(prepared: PreparedBuild, options: BuildOptions, clock: StageClock) -> None:
+    """The deck and its lock file, as every command that writes them writes them."""
+    with clock.measure("write"):
+        with LockMemo.open(options.cache) as memo:
+            write_apkg(prepared.plan, prepared.output, memo=memo)
+
+
+@_cycle_collector_paused()
+def push_deck(sources: Sequence[Path] = DEFAULT_SOURCES, output: Path = DEFAULT_OUTPUT,
+              options: BuildOptions = BuildOptions(), target: PushOptions = PushOptions(), *,
+              progress: Progress = NO_PROGRESS) -> PushReport:
+    """Build the deck as :func:`build_deck` does, then make the running Anki at *target* hold it (AnkiConnect).
+
+    What to send is worked out from what the collection holds (see :mod:`deckgen.push`) before anything is
+    written or sent: an unreachable Anki, a wrong API key, too old an AnkiConnect or a changed note type
+    raise :class:`~deckgen.errors.DeckgenError` with nothing changed.  Then the deck and lock file are
+    written, and the changes sent; :class:`~deckgen.push.send.PushInterrupted` if Anki stops meanwhile.
+    With ``target.dry_run`` nothing is written or sent.
+    """
+    # Loaded here, not with the pipeline: urllib.request alone takes 80 ms to import, and builds never need it.
+    from .push.changes import deck_notetypes, plan_push
+    from .push.client import AnkiConnect
+    from .push.send import PushReport, send_push
+    from .push.state import read_collection
+
+    prepared = prepare_build(sources, output, options, progress=progress)
+    clock = StageClock()
+    anki = AnkiConnect(target.url, target.api_key)
+    with tempfile.TemporaryDirectory(prefix="deckgen-push-") as scratch:  # Anki writes and reads packages here
+        with clock.measure("anki"):
+            anki.version()
+            state = read_collection(anki, options.deck_name, NOTE_TYPE_IDS, Path(scratch))
+            changes = plan_push(package_rows(prepared.plan), state, deck_notetypes(prepared.update.lock),
+                                delete_obsolete=target.delete_obsolete)
+        if not target.dry_run:
+            _write(prepared, options, clock)
+            with clock.measure("push"):
+                send_push(anki, prepared.plan, changes, Path(scratch), progress)
+    clock.report(progress, {"anki": f"{len(state.notes)} notes in Anki", "write": str(prepared.output),
+                            "push": f"{changes.work} notes and note types changed"})
+    shutdown.keep(prepared)
+    return PushReport(prepared.report(), target.url, changes, sent=not target.dry_run)
 
 
 def build_topic_deck(sources: Sequence[Path] = DEFAULT_SOURCES, topics: Sequence[str] = (),

@@ -14,14 +14,14 @@ from typing import Protocol
 
 
 class Progress(Protocol):
-    def begin(self, total: int) -> None:
-        """*total* entries are about to be made into cards."""
+    def begin(self, total: int, label: str = "Making cards") -> None:
+        """*total* things are about to be done: entries made into cards, or notes pushed to Anki (*label*)."""
 
     def advance(self, count: int = 1) -> None:
-        """*count* more entries are done."""
+        """*count* more are done."""
 
     def end(self) -> None:
-        """All entries are done."""
+        """All are done."""
 
     def stage(self, name: str, seconds: float, detail: str) -> None:
         """A stage of the pipeline took *seconds* in all; *detail* says what it made."""
@@ -30,7 +30,7 @@ class Progress(Protocol):
 class NoProgress:
     """Reports nothing (the library's default)."""
 
-    def begin(self, total: int) -> None:
+    def begin(self, total: int, label: str = "Making cards") -> None:
         pass
 
     def advance(self, count: int = 1) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,34 @@ def reword_answer(seeds: Path, out: Path, lock: Lock) -> tuple[LockedNote, str]:
     raise AssertionError("no Q/A card whose answer can be reworded in place")
 
 
+@dataclass(frozen=True)
+class Rebuild:
+    """What the study session's rebuild changes in the seeds."""
+
+    reworded: LockedNote
+    """The note whose answer is reworded (it changes in place)."""
+    new_answer: str
+    removed: list[LockedNote]
+    """The notes of the entry removed (another PR's)."""
+    new_prs: set[str]
+    """The PR keys of the two PRs added."""
+
+    def unchanged(self, lock: Lock) -> list[LockedNote]:
+        """The notes of *lock* whose PR the rebuild leaves alone."""
+        return [n for n in lock.notes if n.pr not in (self.reworded.pr, self.removed[0].pr)]
+
+
+def change_seeds(seeds: Path, out: Path, v1: Lock) -> Rebuild:
+    """(b) reword an answer; (c) remove an entry of another PR; (a) add two new PRs."""
+    reworded, new_answer = reword_answer(seeds, out, v1)
+    victim_file = sorted(seeds.glob("*.txt"))[-1]
+    victim = next(e for e in reversed(parse_seed_file(victim_file)) if e.pr_key != reworded.pr)
+    remove_entry(victim_file, victim.title_line)
+    write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
+    return Rebuild(reworded, new_answer, [n for n in v1.notes if n.pr == victim.pr_key],
+                   {e.pr_key for e in parse_seed_file(seeds / "zz_new_prs.txt")})
+
+
 def answer_good(anki: AnkiCollection, card_id: int) -> None:
     """One review with the 'Good' button, as the reviewer screen does it."""
     from anki.scheduler.v3 import CardAnswer
@@ -110,17 +139,11 @@ def test_study_session_survives_regeneration(tmp_path: Path, anki: AnkiCollectio
     nid_of = {n.guid: col.db.scalar("select id from notes where guid=?", n.guid) for n in v1.notes}
     notes_before = col.note_count()
 
-    # (b) reword an answer; (c) remove an entry of another PR; (a) add two new PRs.
-    reworded, new_answer = reword_answer(seeds, out, v1)
-    victim_file = sorted(seeds.glob("*.txt"))[-1]
-    victim = next(e for e in reversed(parse_seed_file(victim_file)) if e.pr_key != reworded.pr)
-    remove_entry(victim_file, victim.title_line)
-    removed = [n for n in v1.notes if n.pr == victim.pr_key]
-    write_seed(seeds, "zz_new_prs.txt", NEW_PRS)
-    new_pr_keys = {e.pr_key for e in parse_seed_file(seeds / "zz_new_prs.txt")}
+    rebuild = change_seeds(seeds, out, v1)
+    reworded, new_answer, removed, new_pr_keys = rebuild.reworded, rebuild.new_answer, rebuild.removed, rebuild.new_prs
 
     # Study before the rebuild lands: review the reworded card, a removed one and two others.
-    unchanged = [n for n in v1.notes if n.pr not in (reworded.pr, victim.pr_key)]
+    unchanged = rebuild.unchanged(v1)
     reviewed_notes = [reworded, removed[0], unchanged[0], unchanged[-1]]
     reviewed = [cid for n in reviewed_notes for cid in col.card_ids_of_note(nid_of[n.guid])[:1]]
     for cid in reviewed:

@@ -1,4 +1,5 @@
-"""What a command loads: --help and lint never genanki; lint and a rebuild never jieba when the cache has everything.
+"""What a command loads: --help and lint never genanki; lint and a rebuild never jieba when the cache has everything;
+only a push the HTTP client.
 
 Behaviour, not timing: each command runs in a fresh interpreter and reports
 which of the two heavy libraries (jieba ~0.5 s to start, genanki) it imported.
@@ -17,7 +18,8 @@ import pytest
 
 from tests.conftest import SEEDS
 
-HEAVY = ("jieba", "genanki", "pkg_resources")  # jieba imports pkg_resources unless deckgen hides it (0.15 s)
+HEAVY = ("jieba", "genanki", "pkg_resources",  # jieba imports pkg_resources unless deckgen hides it (0.15 s)
+         "urllib.request")  # 80 ms with http.client and email: only a push talks to Anki
 _PROBE = """
 import json, sys
 import deckgen.cache.results
@@ -47,7 +49,8 @@ def _seeds(tmp_path: Path) -> Path:
     return Path(shutil.copytree(SEEDS, tmp_path / "seeds"))
 
 
-@pytest.mark.parametrize("args", [["--help"], ["build", "--help"], ["lint", "--help"], ["--version"]])
+@pytest.mark.parametrize("args", [["--help"], ["build", "--help"], ["lint", "--help"], ["push", "--help"],
+                                  ["--version"]])
 def test_help_loads_neither_jieba_nor_genanki(args: list[str], tmp_path: Path) -> None:
     assert loaded_by(args, tmp_path / "cache", tmp_path) == []
 

@@ -139,6 +139,16 @@ _escape = lru_cache(maxsize=4096)(escape)
 _to_html = lru_cache(maxsize=4096)(to_html)
 
 
+OWN_TAG_PREFIXES = ("kind::", "topic::", "verdict::", "repo::", "rel::", "deckgen::")
+"""The namespaces of the tags deckgen sets (with ``deckgen`` itself); any other tag on a note is the learner's."""
+
+
+def own_tag(tag: str) -> bool:
+    """Whether *tag* is one of deckgen's (Anki compares tags without regard to case, so this does too)."""
+    folded = tag.casefold()
+    return folded == "deckgen" or folded.startswith(OWN_TAG_PREFIXES)
+
+
 def card_tags(card: Card) -> list[str]:
     owner, _, name = card.entry.repo.partition("/")
     tags = ["deckgen", tag("repo", owner, name), tag("kind", card.kind.value)]

@@ -25,6 +25,7 @@ QA_MODEL_ID = 1_559_912_837  # random.randrange(1 << 30, 1 << 31), generated onc
 CLOZE_MODEL_ID = 2_142_164_388
 QA_MODEL_NAME = "deckgen Q/A"
 CLOZE_MODEL_NAME = "deckgen Cloze"
+NOTE_TYPE_IDS = (QA_MODEL_ID, CLOZE_MODEL_ID)
 
 # (name, id): order is the field order in every note; never reorder.
 QA_FIELDS: tuple[tuple[str, int], ...] = (

@@ -90,6 +90,10 @@ class DeckPlan:
     locked: Sequence[LockedNote | None] = ()
     """The note in :attr:`lock` of each of :attr:`cards`, in their order (None: not in it); empty: each is looked
     up as it is written."""
+    only: Mapping[str, Sequence[str]] | None = None
+    """When set, the package holds only the notes of these GUIDs, each with the tags given for it besides its own
+    (a push sends the notes a collection lacks or holds an older version of, with the learner's tags); every
+    note keeps the study position it has in the whole package.  None: every note."""
 
 
 def package_decks(plan: DeckPlan) -> list[PackageDeck]:
@@ -98,32 +102,44 @@ def package_decks(plan: DeckPlan) -> list[PackageDeck]:
     Rows are made a deck at a time, never all at once: a deck of 100,000 PRs has half a million notes.
     """
     models = {m.model_id: m for m in (qa_model(), cloze_model())}
-    obsolete = sorted((n for n in (plan.lock.notes if plan.lock else ()) if n.obsolete), key=lambda n: n.nid)
-    members: dict[str, tuple[list[int], list[int]]] = {}  # deck name → positions of its cards, of its obsolete notes
-    for position, card in enumerate(plan.cards):
-        members.setdefault(f"{plan.deck_name}::{card.entry.repo}", ([], []))[0].append(position)
-    for index, note in enumerate(obsolete):
-        members.setdefault(f"{plan.deck_name}::{note.repo}", ([], []))[1].append(index)
-
+    only = plan.only
+    obsolete = sorted((n for n in (plan.lock.notes if plan.lock else ())
+                       if n.obsolete and (only is None or n.guid in only)), key=lambda n: n.nid)
     # Looked up once, not once per note (a row per note: 51,816 in a deck of 10,000 PRs).
     notes, cards, mods = plan.notes, plan.cards, plan.mods or {}
     # A plan made by topicdecks carries each card's lock note; one made by hand is looked up here, once per card.
     lock = plan.lock
     locked_notes = plan.locked or [lock.note_for(c.entry.pr_key, c.key) if lock else None for c in cards]
 
+    def guid_at(position: int) -> str:
+        locked = locked_notes[position]
+        return locked.guid if locked else (notes[position] if notes else built_note(cards[position])).guid
+
+    members: dict[str, tuple[list[int], list[int]]] = {}  # deck name → positions of its cards, of its obsolete notes
+    for position, card in enumerate(plan.cards):
+        if only is None or guid_at(position) in only:
+            members.setdefault(f"{plan.deck_name}::{card.entry.repo}", ([], []))[0].append(position)
+    for index, note in enumerate(obsolete):
+        members.setdefault(f"{plan.deck_name}::{note.repo}", ([], []))[1].append(index)
+
+    def also(guid: str, tags: tuple[str, ...]) -> tuple[str, ...]:
+        kept = only.get(guid) if only else None
+        return tuple(sorted({*tags, *kept})) if kept else tags
+
     def card_row(position: int) -> NoteRow:
         built = notes[position] if notes else built_note(cards[position])
         locked = locked_notes[position]
         if locked:
-            return NoteRow(models[built.model], built.fields, built.tags, locked.guid, position, locked.mod, locked.nid)
-        return NoteRow(models[built.model], built.fields, built.tags, built.guid, position,
+            return NoteRow(models[built.model], built.fields, also(locked.guid, built.tags), locked.guid, position,
+                           locked.mod, locked.nid)
+        return NoteRow(models[built.model], built.fields, also(built.guid, built.tags), built.guid, position,
                        mods.get(built.guid, plan.timestamp))
 
     def obsolete_row(index: int) -> NoteRow:
         note = obsolete[index]
         fields, tags = obsolete_note(note)
-        return NoteRow(models[note.model], tuple(fields), tuple(tags), note.guid, len(plan.cards) + index, note.mod,
-                       note.nid)
+        return NoteRow(models[note.model], tuple(fields), also(note.guid, tuple(tags)), note.guid,
+                       len(plan.cards) + index, note.mod, note.nid)
 
     def deck(name: str) -> PackageDeck:
         cards, gone = members[name]
@@ -134,6 +150,12 @@ def package_decks(plan: DeckPlan) -> list[PackageDeck]:
                            lambda: itertools.chain(map(card_row, cards), map(obsolete_row, gone)))
 
     return [deck(name) for name in sorted(members)]
+
+
+def package_rows(plan: DeckPlan) -> Iterator[NoteRow]:
+    """Every note a package of *plan* holds, as its row, deck by deck."""
+    for deck in package_decks(plan):
+        yield from deck.rows()
 
 
 def write_apkg(plan: DeckPlan, output: Path, *, also: Mapping[Path, bytes] | None = None,

@@ -10,23 +10,16 @@ nothing is deleted, and a note type that changed shape forks unless
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import unescape
 from pathlib import Path
 
-from ..deck.lock import Change, LockedNote, content_fields, named_fields
+from ..deck.describe import count_lines, describe_difference, describe_note
+from ..deck.lock import Change, LockedNote
 from ..deck.notetypes import CLOZE_MODEL_ID, CLOZE_MODEL_NAME, QA_MODEL_NAME
 from ..deck.package import OBSOLETE_TAG, apkg_bytes
 from ..options import DEFAULT_OUTPUT, DEFAULT_SOURCES, BuildOptions
 from ..pipeline import PreparedBuild, prepare_build
-
-SAMPLES = 3
-_TAG_RE = re.compile(r"<[^>]+>")
-_CLOZE_RE = re.compile(r"\{\{c\d+::(.*?)\}\}", re.DOTALL)
-_WIDTH = 60
-_VALUE_WIDTH = 30
 
 
 @dataclass(frozen=True)
@@ -65,10 +58,7 @@ class PlanReport:
         rows = (("new", self.new), ("changed", self.changed), ("unchanged", self.unchanged),
                 ("obsolete", self.obsolete), ("pruned", self.pruned))
         for label, items in rows:
-            out.append(f"  {label:<9} {len(items):>5}")
-            out.extend(f"      {item}" for item in items[:SAMPLES])
-            if len(items) > SAMPLES:
-                out.append(f"      … and {len(items) - SAMPLES} more")
+            out.extend(count_lines(label, items))
         if self.rekeyed:
             out.append(f"  ({self.rekeyed} card(s) kept their identity although their wording moved)")
         out.append("Import advice:")
@@ -175,27 +165,11 @@ def _advice(prepared: PreparedBuild) -> list[str]:
     return advice
 
 
-def _text(html: str) -> str:
-    return " ".join(unescape(_TAG_RE.sub("", html)).split())
-
-
-def _short(text: str, width: int = _WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _describe(note: LockedNote) -> str:
-    named = named_fields(note.model, note.fields)
-    front = named.get("Question") or _CLOZE_RE.sub(r"[\1]", named.get("Text", ""))
-    return _short(f"【{_text(named.get('Cue', ''))}】{_text(front)}")
+    return describe_note(note.model, note.fields)
 
 
 def _describe_change(change: Change) -> str:
-    before = content_fields(change.before.model, change.before.fields)
-    after = content_fields(change.after.model, change.after.fields)
     if change.before.obsolete:
         return f"{_describe(change.after)} (its source is back)"
-    for name, value in after.items():
-        if before.get(name) != value:
-            old, new = (_short(_text(v), _VALUE_WIDTH) for v in (before.get(name, ""), value))
-            return f"{_describe(change.after)} — {name}: {old} → {new}"
-    return f"{_describe(change.after)} — tags: {' '.join(change.after.tags)}"
+    return describe_difference(change.after.model, change.before.fields, change.after.fields, (), change.after.tags)

@@ -204,3 +204,25 @@ def test_the_plan_carries_each_cards_lock_note_and_the_deck_is_the_one_lookups_m
     assert len(plan.locked) == len(plan.cards)
     assert all(n is lock.note_for(c.entry.pr_key, c.key) for c, n in zip(plan.cards, plan.locked))
     assert apkg_bytes(plan) == apkg_bytes(replace(plan, locked=()))
+
+
+def test_a_package_of_some_notes_keeps_their_rows_and_adds_the_tags_given(tmp_path: Path) -> None:
+    """What a push imports: only the notes asked for, each as the whole package has it (GUID, note id, date, study
+    position), with the learner's tags besides its own; obsolete notes only when asked for."""
+    from deckgen.deck.package import OBSOLETE_TAG, package_rows
+    from deckgen.pipeline import build_deck, prepare_build
+
+    out = tmp_path / "deck.apkg"
+    build_deck([SEEDS, FIXTURES / "good.txt"], out, options=BuildOptions(timestamp=1_700_000_000))
+    plan = prepare_build([SEEDS], out, options=BuildOptions(timestamp=1_800_000_000)).plan  # good.txt's are obsolete
+    rows = list(package_rows(plan))
+    live = [r for r in rows if OBSOLETE_TAG not in r.tags]
+    gone = [r for r in rows if OBSOLETE_TAG in r.tags]
+    assert live and gone
+    chosen = {live[-1].guid: ("my::keep",), gone[0].guid: ()}
+    some = {r.guid: r for r in package_rows(replace(plan, only=chosen))}
+    assert set(some) == set(chosen)
+    ours = live[-1]._replace(tags=tuple(sorted({*live[-1].tags, "my::keep"})), model=live[-1].model.model_id)
+    assert some[live[-1].guid]._replace(model=some[live[-1].guid].model.model_id) == ours
+    kept = some[gone[0].guid]
+    assert (kept.fields, kept.tags, kept.nid, kept.mod) == (gone[0].fields, gone[0].tags, gone[0].nid, gone[0].mod)

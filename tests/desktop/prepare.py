@@ -1,6 +1,7 @@
 """Prepare a throw-away Anki base folder for the desktop reviewer test, before Anki starts.
 
     python tests/desktop/prepare.py BASE DECK.apkg SPEC
+    python tests/desktop/prepare.py BASE                  # the profile alone (the push tests)
 
 Run with a Python that has aqt and anki (the test's own): it builds ``prefs21.db`` and one
 profile with Anki's own ProfileManager, so that Anki opens without a first-run dialog, a
@@ -132,6 +133,9 @@ def select_cards(col: Any, spec: str) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) == 1:  # the profile alone, with an empty collection (the push tests)
+        seed_prefs(Path(argv[0]))
+        return 0
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2

@@ -110,6 +110,33 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             time.sleep(0.05)
 
 
+def anki_env(base: Path, **extra: str) -> dict[str, str]:
+    """The environment Anki runs in: Xvfb's display, no Anki or Qt settings of the caller's, and everything it
+    writes kept in the base folder *base* (its runtime folder is made here)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ANKI", "QT_", "QTWEBENGINE", "WAYLAND")) and k != "DISPLAY"}
+    env.update(
+        QT_QPA_PLATFORM="xcb",
+        QTWEBENGINE_CHROMIUM_FLAGS=CHROMIUM_FLAGS,
+        HOME=str(base), XDG_DATA_HOME=str(base / "xdg-data"), XDG_CONFIG_HOME=str(base / "xdg-config"),
+        XDG_CACHE_HOME=str(base / "xdg-cache"), XDG_RUNTIME_DIR=str(base / "xdg-runtime"),
+        # Anki lets one instance run per user, found through a local socket in the temporary folder: a folder
+        # of its own makes this Anki independent of any other the user runs (another test, a learner's Anki).
+        TMPDIR=str(base / "tmp"),
+        LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
+        **extra,
+    )
+    for folder in ("xdg-runtime", "tmp"):
+        (base / folder).mkdir(mode=0o700, exist_ok=True)
+    return env
+
+
+def anki_command(base: Path) -> list[str]:
+    """Anki desktop on its own Xvfb display, opening the profile prepare.py made in *base*."""
+    return ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24 -nolisten tcp",
+            sys.executable, "-c", "import aqt, sys; sys.exit(aqt.run())", "-b", str(base), "-p", PROFILE]
+
+
 def run(apkg: Path, out: Path, *, cards: str = "kind:1,code:2", themes: tuple[str, ...] = ("light", "dark"),
         sizes: tuple[tuple[int, int], ...] = ((1200, 900), (640, 900)), timeout: float = 120.0) -> dict[str, Any]:
     """Show *cards* of *apkg* in the reviewer; measurements, checks and screenshots under *out*.
@@ -133,21 +160,8 @@ def run(apkg: Path, out: Path, *, cards: str = "kind:1,code:2", themes: tuple[st
         job_path.write_text(json.dumps(job, indent=1, ensure_ascii=False), encoding="utf-8")
         t_prepare = time.monotonic() - t0
 
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ANKI", "QT_", "QTWEBENGINE", "WAYLAND")) and k != "DISPLAY"}
-        env.update(
-            DECKGEN_DESKTOP_JOB=str(job_path),
-            QT_QPA_PLATFORM="xcb",
-            QTWEBENGINE_CHROMIUM_FLAGS=CHROMIUM_FLAGS,
-            # everything the run writes stays in the temporary base folder
-            HOME=str(base), XDG_DATA_HOME=str(base / "xdg-data"), XDG_CONFIG_HOME=str(base / "xdg-config"),
-            XDG_CACHE_HOME=str(base / "xdg-cache"), XDG_RUNTIME_DIR=str(base / "xdg-runtime"),
-            LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
-            DECKGEN_DESKTOP_LAUNCHED=repr(time.time()),
-        )
-        (base / "xdg-runtime").mkdir(mode=0o700)
-        command = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24 -nolisten tcp",
-                   sys.executable, "-c", "import aqt, sys; sys.exit(aqt.run())", "-b", str(base), "-p", PROFILE]
+        env = anki_env(base, DECKGEN_DESKTOP_JOB=str(job_path), DECKGEN_DESKTOP_LAUNCHED=repr(time.time()))
+        command = anki_command(base)
         log_path = out / "anki.log"
         status = None
         t_launch = time.monotonic()
