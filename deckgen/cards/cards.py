@@ -37,12 +37,11 @@ gaps (the chosen option, what was avoided)."""
 MAX_STEP_DELETIONS = 3
 """Deletions of one cloze note over a procedure (首先…其次…最后): each step blanked in turn, the others visible."""
 
-TEMPLATES: dict[str, tuple[str, ...]] = {
-    family: tuple(phrasings)
-    for family, phrasings in tomllib.loads((data_dir("rules") / "questions.toml").read_text(encoding="utf-8"))[
-        "questions"].items()
-}
+_QUESTIONS = tomllib.loads((data_dir("rules") / "questions.toml").read_text(encoding="utf-8"))
+TEMPLATES: dict[str, tuple[str, ...]] = {family: tuple(phrasings) for family, phrasings in _QUESTIONS["questions"].items()}
 """Question templates by relation and direction (``rules/questions.toml``), two or three phrasings each."""
+LABEL_QUESTIONS: dict[str, str] = dict(_QUESTIONS["labels"])
+"""What a unit headed by a reviewer's label (问题, 默认值 …) is asked."""
 _TERM_RANK = {"headline": 1.5, "step": 2.4, "code": 1.7, "quote": 2.0, "set": 1.9, "ascii": 1.8, "object": 1.8, "relation": 2.1, "alternative": 1.4, "example": 1.1}
 _LEADING_CONNECTIVE = re.compile(r"^(?:但是?|并且?|而且|以及|同时|此外|另外|不过|虽然|因此|所以|特别是|尤其是|而是|于是|"
                                  r"其[一二三四五六七八九十]|第[一二三四五六七八九十])[，,\s]*")
@@ -163,6 +162,8 @@ class CardMaker:
         self.cue = cue_for(review)
         self.candidates: list[Candidate] = []
         self.gaps: dict[tuple[str, str], list[Fact]] = {}
+        self.defined: set[str] = set()
+        """Names of the decisions whose definition card was offered."""
         """(clause, its sentence) → facts offered as cloze gaps in that clause."""
 
     def qa(self, fact: Fact, kind: CardKind, family: str, answer: str, anchor: str, phrasing: str = "",
@@ -294,12 +295,19 @@ class CardMaker:
             self.slot(fact)
             return
         if rel == Relation.WHOLE:
+            if fact.marker == "name" and fact.name in self.defined:
+                return  # the named decision's own card already asks what it does
             family = f"whole_{fact.marker}"
             self.qa(fact, CardKind.DECISION, family, y, x, x=x)
             return
         if PRONOUN_RE.match(x) and not is_self_reference(x) and rel != Relation.TRADEOFF:
             return  # an unresolved 它/这/其 makes every question about it ambiguous
         if rel == Relation.DEFINITION:
+            self.defined.add(fact.name)
+            if fact.marker == "label":  # "**默认值**：保持 False" → 该 PR 的默认值怎么定？
+                key = f"{CardKind.DECISION.value}:label:{norm(x)}"
+                self._add(fact, CardKind.DECISION, key, LABEL_QUESTIONS[x], y, _RELATION_RANK[rel])
+                return
             if fact.marker == "new":  # "新增 `X`，自动下载…": what the new piece does
                 self.qa(fact, CardKind.DECISION, "component", y, x, x=x)
                 return

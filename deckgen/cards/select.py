@@ -102,6 +102,12 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
                 continue
             if round_ == "mirror" and (card.kind == CardKind.CLOZE or not _NAMED.search(card.answer)):
                 continue
+            weaker = chosen.weaker(card)
+            if weaker:  # the same decision asked the same way, with more of its answer: the fuller card stays
+                chosen.drop(weaker)
+                if not chosen.fits(card):
+                    chosen.take(*weaker)
+                    continue
             if chosen.fits(card):
                 chosen.take(index, replace(card, score=value), candidate.fact)
     return chosen.in_candidate_order()
@@ -118,6 +124,7 @@ class _Chosen:
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.cards: list[tuple[int, Card]] = []
+        self.taken: list[tuple[int, Card, str]] = []
         self.total = 0
         self.marks: set[str] = set()
         self.decisions: dict[tuple[str, int], int] = {}
@@ -130,6 +137,8 @@ class _Chosen:
         self.directions: set[tuple[tuple[str, int], str]] = set()
         """(decision, direction) of the cards taken: see :func:`_direction`."""
         self.questions: list[tuple[set[str], str]] = []
+        self.answers: list[tuple[str, str, str]] = []
+        """(sentence, direction, answer) of the question cards taken."""
 
     def per_decision(self, card: Card) -> int:
         return self.decisions.get(_decision(card), 0)
@@ -142,10 +151,28 @@ class _Chosen:
         if card.kind == CardKind.CLOZE:
             return card.sentence not in self.clozed
         grams, answer = _trigrams(card.prompt), norm(card.answer)
+        if any(sentence == card.sentence and direction == _direction(card) and (answer in other or other in answer)
+               for sentence, direction, other in self.answers):
+            return False  # a subset of a card of the same decision asked the same way: one is weaker (review r2)
         return not any(_jaccard(grams, other) >= _NEAR_REPEAT and other_answer != answer or _same(answer, other_answer)
                        for other, other_answer in self.questions)
 
+    def weaker(self, card: Card) -> tuple[int, Card, str] | None:
+        """A question card taken that asks *card*'s decision the same way with part of its answer: the weaker."""
+        answer = norm(card.answer)
+        return next((t for t in self.taken if t[1].kind != CardKind.CLOZE and card.kind != CardKind.CLOZE
+                     and t[1].sentence == card.sentence and _direction(t[1]) == _direction(card)
+                     and norm(t[1].answer) != answer and norm(t[1].answer) in answer), None)
+
+    def drop(self, entry: tuple[int, Card, str]) -> None:
+        """Forget a taken card: what the others take stays as it was."""
+        kept = [t for t in self.taken if t is not entry]
+        self.__init__(self.cap)  # type: ignore[misc]
+        for index, card, fact in kept:
+            self.take(index, card, fact)
+
     def take(self, index: int, card: Card, fact: str = "") -> None:
+        self.taken.append((index, card, fact))
         self.cards.append((index, card))
         self.facts.add(fact)
         self.total += anki_cards(card)
@@ -157,6 +184,7 @@ class _Chosen:
             self.clozed.add(card.sentence)
         else:
             self.questions.append((_trigrams(card.prompt), norm(card.answer)))
+            self.answers.append((card.sentence, _direction(card), norm(card.answer)))
 
     def in_candidate_order(self) -> list[Card]:
         return [card for _, card in sorted(self.cards, key=lambda item: item[0])]

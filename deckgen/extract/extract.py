@@ -7,9 +7,12 @@ about particular PRs.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import lru_cache
 
+from ..files.datadir import data_dir
 from ..text.clauses import clean
 from ..text.markup import without_markers
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
@@ -20,7 +23,7 @@ from .decisions import probability as decision_probability
 from .decisions import weights as decision_weights
 from .headline import headline_facts
 from .relations import RelationFinder, finder_for, subject_predicate
-from .roles import clause_spans, decision_text, has_decision_cue
+from .roles import clause_spans, decision_text, has_decision_cue, is_label
 from .whole import whole_facts
 
 # Checked in this order: "不值得精读" contains 精读, "值得快速精读" is a skim.
@@ -171,6 +174,12 @@ def _clause_scores(units_: list[tuple[Unit, str]], seg: Segmenter) -> Iterator[t
             yield clause, round(decision_probability(names), 3)
 
 
+@lru_cache(maxsize=1)
+def label_questions() -> frozenset[str]:
+    """The reviewer's labels a question asks by what they say (``[labels]`` of ``rules/questions.toml``)."""
+    return frozenset(tomllib.loads((data_dir("rules") / "questions.toml").read_text(encoding="utf-8"))["labels"])
+
+
 def _summary(unit: Unit) -> str:
     """What "这样做 / 此举" in the next sentence refers to: the unit's name or short first clause."""
     if unit.heading:
@@ -189,6 +198,12 @@ def _unit_facts(unit: Unit, line: int, finder: RelationFinder, previous: str = "
     text = unit.text.replace("\n", "")
     facts: list[Fact] = []
     name, body = _named_part(unit, text)
+    if name and is_label(name):
+        # "**默认值**：X" names nothing: X is read as plain text, and a listed label asks what it says.
+        explanation = _explanation(body) if name.strip() in label_questions() else ""
+        if explanation:
+            facts.append(Fact(Relation.DEFINITION, name.strip(), explanation, text, line, marker="label"))
+        name = ""
     if name:
         explanation = _explanation(body)
         # "合并层的 scale 统一：各分片 scale 不同时只能循环调用 X" says what went wrong, not what the decision does.

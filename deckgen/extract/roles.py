@@ -70,6 +70,8 @@ class Rules:
     design_leads: tuple[str, ...]
     pivots: tuple[str, ...]
     rewrites: tuple[tuple[re.Pattern[str], str], ...]
+    labels: frozenset[str]
+    label_patterns: tuple[re.Pattern[str], ...]
 
 
 def _compiled(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
@@ -88,7 +90,14 @@ def rules() -> Rules:
     rewrites = tuple((re.compile(pattern), replacement) for pattern, replacement in data["rewrites"]["rules"])
     return Rules(_compiled(data["frames"]["patterns"]), roles, tuple(decision["cues"]),
                  _compiled(decision.get("patterns", [])), tuple(decision["leads"]), tuple(decision.get("pivots", ())),
-                 rewrites)
+                 rewrites, frozenset(data["names"]["labels"]), _compiled(data["names"]["patterns"]))
+
+
+def is_label(name: str) -> bool:
+    """Whether a heading or quoted name is the reviewer's label (做法, 三处改动, 不必细读), not a decision's name."""
+    bare = name.strip().strip("“”「」*:： ")
+    r = rules()
+    return bare in r.labels or any(p.search(bare) for p in r.label_patterns)
 
 
 def mask_code(text: str) -> str:

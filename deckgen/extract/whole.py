@@ -35,6 +35,8 @@ _SPEECH = re.compile(r"坦言|认为|表示|指出|提到|建议|担心|质疑")
 _TOPIC_VERBS = ("改为", "改成", "改用", "换成", "新增", "加了", "增加", "统一", "只")
 _LATIN = re.compile(r"[A-Za-z_]{2,}")
 _THEN = re.compile(r"^(?:此时|这时|这种情况下|于是|则|从此|随后)\s*")
+_FRAME_WORD = re.compile(r"(?:核心|关键|主要|整体|新|旧)?(?:思路|做法|方案|改动|设计|实现|修复|处理|决策)")
+"""A frame's word (做法, 思路): its own cards ask how the PR did what its summary says, never 「做法」."""
 _CONTRAST_NAME = re.compile(r"而非|而不是|不再|取代|替代")
 _LEADING = re.compile(r"^(?:并且|并|同时|此外|另外|还|也|再|于是|因此|所以|则|就)\s*")
 
@@ -52,7 +54,7 @@ def whole_facts(body: str, line: int, seg: Segmenter, name: str = "", item: bool
         if not 4 <= units(clause) <= _LONGEST_ANSWER or _NOT_A_CHOICE.match(clause) or _NOT_A_CHOICE.match(as_written):
             continue
         if name and position == 0:
-            if _CONTRAST_NAME.search(name):
+            if _CONTRAST_NAME.search(name) or _FRAME_WORD.fullmatch(name.strip()):
                 continue  # 「显式开关而非默认启用」: the name says what; its reason is the card
             facts.append(Fact(Relation.WHOLE, name, clause, body, line, marker="name", name=name))
             continue

@@ -146,6 +146,8 @@ def _without_parenthetical(match: re.Match[str]) -> str:
     text, start, end = match.string, match.start(), match.end()
     if _VAGUE_POINT.search(text, 0, start):
         return match.group()
+    if "," in match.group() or "，" in match.group() or text.count("“", 0, start) > text.count("”", 0, start):
+        return match.group()  # a tuple "(图像哈希, 块内起始偏移)", or an aside inside a quote: content, not an aside
     before, after = text[start - 1:start], text[end:end + 1]
     latin = re.compile(r"[A-Za-z0-9_`)\]]")
     word = re.compile(r"[A-Za-z0-9_`(\[\u3400-\u9fff]")  # no space before punctuation: "`X`（…），" → "`X`，"

@@ -91,3 +91,14 @@ def test_a_skim_gets_fewer_cards_and_a_skip_fewer_still() -> None:
 def test_no_minimum_a_thin_review_gets_what_it_has() -> None:
     assert len(chosen(decision(1))) == 1
     assert chosen() == []
+
+
+def test_a_fuller_answer_replaces_a_weaker_card_of_the_same_decision_asked_the_same_way() -> None:
+    """Blind review r2 dropped a card whose answer is part of another's, asked the same way: the fuller one stays,
+    once, whichever comes first."""
+    short = replace(decision(1, CardKind.HOW), key="how:short", answer="环形缓冲区")
+    full = replace(decision(1, CardKind.HOW), key="how:full", prompt="第 1 个做法怎样避免第 1 种分配抖动？",
+                   answer="用环形缓冲区")
+    for cards in ((short, full), (full, short)):
+        kept = chosen(*cards)
+        assert [c.key for c in kept] == ["how:full"]
