@@ -28,7 +28,7 @@ from ..text.prnumber import own_pr_number
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
 from .gate import BOOST_VERB, GENERIC, Candidate
-from .select import MAX_CARDS_PER_PR, select_cards
+from .select import LAST_RESORT, MAX_CARDS_PER_PR, select_cards
 
 CLOZE_TERMS = ("step", "code", "headline")
 """Which key phrases found on their own become cloze gaps: procedure steps and code identifiers.  Quoted names,
@@ -57,7 +57,7 @@ _ENSURE = ("确保", "保证", "保障")
 _EFFECT = ("让", "使", "使得")
 
 _HEADLINE_RANK = {"replace": 3.0, "migrate": 2.9, "for": 2.8, "goal": 2.6, "subject": 2.5, "subject_do": 2.5,
-                  "fix_cause": 2.4, "fix_problem": 2.3, "let": 2.5,
+                  "fix_cause": 2.4, "fix_problem": 2.3, "let": 2.5, "verb": 1.8,
                   "slot": 2.4, "then_add": 2.4, "colon": 2.3, "then": 2.0}
 """Headline forms by trust: a replaced thing or an added one is the change itself; a clause after a comma may only
 say more about it."""
@@ -249,8 +249,8 @@ class CardMaker:
         card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=cue or self.cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
                     relation=fact.relation)
-        self.candidates.append(Candidate(card, rank, entry.review, f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}",
-                                         unit=fact.unit))
+        about = LAST_RESORT if fact.marker == "headline" else f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}"
+        self.candidates.append(Candidate(card, rank, entry.review, about, unit=fact.unit))
 
     # -- one method per relation ------------------------------------------------------
 
@@ -273,7 +273,8 @@ class CardMaker:
         card = Card(entry=entry, kind=CardKind.HEADLINE, key=key, prompt=question, answer=fact.detail, cue=cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict, relation=fact.relation)
         rank = _HEADLINE_RANK.get(fact.marker, 2.0)
-        self.candidates.append(Candidate(card, rank, entry.review, "headline", unit=0))
+        self.candidates.append(Candidate(card, rank, entry.review, LAST_RESORT if fact.marker == "verb" else "headline",
+                                         unit=0))
 
     def slot(self, fact: Fact) -> None:
         """A phrase of a decision asked in place: the review's clause with 什么/哪里/多少 where the phrase stood."""

@@ -30,6 +30,9 @@ CARDS_BY_VERDICT = {Verdict.DEEP: MAX_CARDS_PER_PR, Verdict.UNKNOWN: 6, Verdict.
 """Fewer cards for a PR the review calls worth only a skim, fewer still for one not worth reading."""
 CARDS_PER_DECISION = 2
 """Cards of one decision (one sentence or enumeration item of the review) at most."""
+LAST_RESORT = "headline:last resort"
+"""The fact of a summary's last-resort card (its cloze, or 该 PR V了什么？): taken only when no other card of the
+summary passes the quality gate."""
 _NEAR_REPEAT = 0.8
 """Character-trigram Jaccard of two questions with different answers above which one is dropped (A11)."""
 
@@ -68,6 +71,9 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
             firsts.append((value, index, candidate))
         if candidate.card.kind == CardKind.HEADLINE or chance >= floor:
             ranked.append((value, index, candidate))
+    if any(c.unit == 0 and c.fact != LAST_RESORT for _, _, c in firsts):
+        firsts = [item for item in firsts if item[2].fact != LAST_RESORT]
+    ranked = [item for item in ranked if item[2].fact != LAST_RESORT]
     if not firsts and not ranked and candidates:
         passing = [(0.0, i, c) for i, c in enumerate(candidates) if warnings_unless_rejected(c.card, seg) is not None]
         firsts = passing[:1]  # every PR gets a card: its first that passes the gate

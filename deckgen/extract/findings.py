@@ -13,7 +13,7 @@ def review_findings(review: Review) -> list[SeedFinding]:
         findings.append(SeedFinding(entry.path, entry.review_line, Level.WARNING,
                                     "no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review",
                                     "say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读"))
-    if not review.facts:
+    if not any(fact.unit for fact in review.facts):  # the summary's headline is no decision of the review
         findings.append(SeedFinding(
             entry.path, entry.review_line, Level.WARNING, "no design decision found in the review",
             "name decisions as 1) 2) … or **名称**: 说明, or with connectives such as 采用 X 而非 Y, X，以避免 Y"))

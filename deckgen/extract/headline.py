@@ -169,9 +169,18 @@ class _Summary:
                 self.fact("then_add", main[0], re.sub(r"^了\s*", "", then[len(verb):]), verb)
             else:
                 self.fact("then", main[0], then)
-        if not self.facts:
-            self.cloze(title)
+        # Last resorts, which selection takes only when no question above passes the quality gate.
+        self.cloze(title)
+        if main:
+            self.verb_object(main[0])
         return self.facts
+
+    def verb_object(self, clause: str) -> None:
+        """The last resort, for a summary that is only "V O" (拆分存储层的读写路径): 该 PR 拆分了什么？ → O."""
+        tokens = [t for t in self.seg.tokenize(clause) if t.text.strip()]
+        if len(tokens) >= 2 and not tokens[0].protected and self.seg.pos(tokens[0].text).startswith("v") \
+                and tokens[1].text not in ("了", "的", "得"):
+            self.fact("verb", tokens[0].text, clause[tokens[1].start:], tokens[0].text)
 
     def cloze(self, title: str) -> None:
         """The summary as a cloze over its longest name of code or English words, for a summary no question form

@@ -94,8 +94,9 @@ def test_decisions_without_card_are_not_in_the_deck(runner: CliRunner, seeds_dec
 
 
 def test_stats_text_for_a_corpus_with_no_decision(runner: CliRunner, tmp_path: Path) -> None:
-    """Exact report for one PR deckgen can read nothing from."""
-    seed = write_seed(tmp_path, "s.txt", "o/r\n\n调整日志格式。\n\n只是换了时间戳格式。\n")
+    """Exact report for one PR deckgen can read nothing from: a summary that states no change (a verb phrase such
+    as 调整日志格式 gives a headline card: 该 PR 调整了什么？) and a review with no decision."""
+    seed = write_seed(tmp_path, "s.txt", "o/r\n\n一些小改动。\n\n只是换了时间戳格式。\n")
     result = runner.invoke(cli, ["stats", str(seed)])
     assert result.exit_code == 0
     assert result.stdout == f"""\
@@ -111,7 +112,7 @@ answer length (units): min 0 · median 0 · p90 0 · max 0
   21-35                           0
     36+                           0
 PRs without a card: 1
-  {seed}:3  0 card(s)  调整日志格式。
+  {seed}:3  0 card(s)  一些小改动。
 decisions that produced no card: 0
 warnings: 3
   {seed}:3: no card for this PR; its review states no design decision deckgen can read (name each decision: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y，以 Z)
