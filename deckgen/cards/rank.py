@@ -117,6 +117,7 @@ def _model() -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
+@lru_cache(maxsize=1)
 def weights() -> dict[str, float]:
     """The model's weights (``rules/ranker.json``); none, and every card scores the same, when there is no file."""
     return {str(k): float(v) for k, v in _model().get("weights", {}).items()}

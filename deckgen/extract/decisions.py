@@ -71,3 +71,40 @@ def probability(names: Iterable[str], table: dict[str, float] | None = None) -> 
     table = weights() if table is None else table
     z = sum(table.get(name, 0.0) for name in names)
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+
+@lru_cache(maxsize=1)
+def _split_weights() -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, float]]:
+    """The weights by kind of feature, keyed without their prefix: words, bigrams, trigrams, the rest."""
+    words: dict[str, float] = {}
+    bigrams: dict[str, float] = {}
+    trigrams: dict[str, float] = {}
+    rest: dict[str, float] = {}
+    for name, weight in weights().items():
+        for prefix, table in (("w=", words), ("c2=", bigrams), ("c3=", trigrams)):
+            if name.startswith(prefix):
+                table[name[len(prefix):]] = weight
+                break
+        else:
+            rest[name] = weight
+    return words, bigrams, trigrams, rest
+
+
+@lru_cache(maxsize=16384)  # a build reads the same clauses in several stages, and corpora repeat phrasings
+def decision_score(clause: str, seg: Segmenter, *, first: bool = False, item: bool = False, named: bool = False,
+                   kept: bool = False) -> float:
+    """:func:`probability` of :func:`clause_features`, without making the feature names: a build scores every
+    clause of every review."""
+    words, bigrams, trigrams, rest = _split_weights()
+    text = masked(clause)
+    flags = ["bias", f"role={role_of(clause) or '-'}"]
+    flags += [name for name, on in (("kept_by_rules", kept), ("decision_cue", has_decision_cue(clause)),
+                                    ("first_sentence", first), ("item", item), ("named", named),
+                                    ("has_code", bool(_CODE.search(clause)))) if on]
+    z = sum(rest.get(name, 0.0) for name in flags)
+    z += sum(words.get(t.text, 0.0) for t in seg.tokenize(text) if t.text.strip() and not t.protected)
+    padded = f"^{text}$"
+    get2, get3 = bigrams.get, trigrams.get
+    z += sum(get2(padded[i:i + 2], 0.0) for i in range(len(padded) - 1))
+    z += sum(get3(padded[i:i + 3], 0.0) for i in range(len(padded) - 2))
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))

@@ -18,8 +18,7 @@ from ..text.markup import without_markers
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..text.units import Unit, split_units, strip_bold
 from ..types import Entry, Fact, Relation, Review, Verdict, norm
-from .decisions import clause_features
-from .decisions import probability as decision_probability
+from .decisions import decision_score
 from .decisions import weights as decision_weights
 from .headline import headline_facts
 from .relations import RelationFinder, finder_for, subject_predicate
@@ -169,9 +168,9 @@ def _clause_scores(units_: list[tuple[Unit, str]], seg: Segmenter) -> Iterator[t
         return
     for number, (unit, kept) in enumerate(units_):
         for clause, is_kept in unit_clauses(unit, kept):
-            names = clause_features(clause, seg, first=number == 0, item=bool(unit.ordinal),
-                                    named=bool(unit.heading), kept=is_kept)
-            yield clause, round(decision_probability(names), 3)
+            chance = decision_score(clause, seg, first=number == 0, item=bool(unit.ordinal), named=bool(unit.heading),
+                                    kept=is_kept)
+            yield clause, round(chance, 3)
 
 
 @lru_cache(maxsize=1)

@@ -57,8 +57,25 @@ class RoleCues:
     tails: tuple[re.Pattern[str], ...]
     speech: tuple[str, ...]
 
+    @property
+    def any_cue(self) -> re.Pattern[str]:
+        """One search for any cue or pattern: a clause is tested against every role, thousands of times a build."""
+        found = _ANY_CUE.get(self.id)
+        if found is None:
+            found = _ANY_CUE[self.id] = _one_of(self.cues, self.patterns)
+        return found
+
     def in_clause(self, masked: str) -> bool:
-        return any(c in masked for c in self.cues) or any(p.search(masked) for p in self.patterns)
+        return self.any_cue.search(masked) is not None
+
+
+_ANY_CUE: dict[str, re.Pattern[str]] = {}
+
+
+def _one_of(words: tuple[str, ...], patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    """A pattern matching where any of *words* or *patterns* would (longest words first, as ``in`` finds any)."""
+    parts = [re.escape(w) for w in sorted(words, key=len, reverse=True)] + [f"(?:{p.pattern})" for p in patterns]
+    return re.compile("|".join(parts) or r"(?!x)x", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,6 +125,12 @@ def mask_code(text: str) -> str:
 
 
 def clause_spans(text: str) -> list[tuple[int, int, str]]:
+    """The clauses of *text* (see :func:`_clause_spans`); a fresh list each call, the work done once per text."""
+    return list(_clause_spans(text))
+
+
+@lru_cache(maxsize=8192)  # the role rules, the decision model and whole choices cut the same texts
+def _clause_spans(text: str) -> tuple[tuple[int, int, str], ...]:
     """The clauses of *text*, each as start, end and the break after it: cut at ，；。！？ and ——, never inside
     brackets, quotes or code (``名称：说明`` is two clauses, and keeps its colon)."""
     masked = mask_code(text)
@@ -127,7 +150,7 @@ def clause_spans(text: str) -> list[tuple[int, int, str]]:
             continue
         i += 1
     spans.append((start, len(masked), ""))
-    return [(a, b, cut) for a, b, cut in spans if masked[a:b].strip()]
+    return tuple((a, b, cut) for a, b, cut in spans if masked[a:b].strip())
 
 
 def _in_a_token(text: str, i: int) -> bool:
@@ -135,6 +158,7 @@ def _in_a_token(text: str, i: int) -> bool:
     return text[i] == ":" and i + 1 < len(text) and not text[i + 1].isspace()
 
 
+@lru_cache(maxsize=16384)  # the stages and the decision model ask about the same clauses
 def role_of(clause: str) -> str:
     """The role that makes no cards found in *clause* (``verdict``, ``advice`` …), or '' for none."""
     masked = mask_code(clause).lower()
@@ -155,9 +179,13 @@ def opening_role(text: str) -> str:
 
 
 def has_decision_cue(text: str) -> bool:
-    masked = mask_code(text)
+    return _decision_cue().search(mask_code(text)) is not None
+
+
+@lru_cache(maxsize=1)
+def _decision_cue() -> re.Pattern[str]:
     r = rules()
-    return any(c in masked for c in r.decision_cues) or any(p.search(masked) for p in r.decision_patterns)
+    return _one_of(r.decision_cues, r.decision_patterns)
 
 
 def lead_names_decisions(lead: str) -> bool:
