@@ -18,6 +18,8 @@ import gc
 import importlib
 import itertools
 import multiprocessing
+import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -26,7 +28,9 @@ from typing import Any
 
 from ..cards.cards import Result, make_result
 from ..progress import NO_PROGRESS, Progress
+from ..shutdown import STOP_SIGNALS, signals_held
 from ..types import Entry
+from .lifetime import exit_with_parent
 from .resultcache import ResultCache, decode, encode
 
 MIN_ENTRIES_PER_JOB = 1000
@@ -76,7 +80,7 @@ class ResultStream:
     iteration, or of the ``with``, stops them.
     """
 
-    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival], stop: Callable[[], None],
+    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival], stop: Callable[[bool], None],
                  progress: Progress) -> None:
         self._cached, self._made, self._stop, self._progress = cached, made, stop, progress
         self.cached = len(cached)
@@ -88,14 +92,15 @@ class ResultStream:
         for arrival in self._made:
             self._progress.advance()
             yield arrival
-        self._stop()  # now: the workers' memory is gone before the deck is packaged, the cache written
+        self._stop(False)  # now: the workers' memory is gone before the deck is packaged, the cache written
         self._progress.end()
 
     def __enter__(self) -> ResultStream:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._stop()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        # An error or an interrupt (Ctrl-C, SIGTERM) wants nothing more of the workers: they end mid-chunk.
+        self._stop(kind is not None)
 
 
 _MEMO_MODULES = ("text.segment", "text.units", "text.clauses", "extract.relations", "extract.extract", "cards.cards",
@@ -123,8 +128,17 @@ _companion: Companion | None = None
 """The companion of the worker this is (set when it starts)."""
 
 
-def _start_worker(companion: Companion | None) -> None:
+def _start_worker(companion: Companion | None, parent: int) -> None:
     global _companion
+    # Started with the stop signals held (see _Workers.make): the parent's handlers, copied by fork, must not run here.
+    exit_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent decides, and stops its workers itself.  SIGTERM and
+    # SIGHUP sent to a worker end it, as they would any process.
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # what the build ignores (nohup), its workers ignore too
+            signal.signal(signum, signal.SIG_IGN if signum == signal.SIGINT else signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     _companion = companion
     # Workers run without the cycle collector too, as the build does (see deckgen.pipeline): making an
     # entry leaves no cyclic garbage (a test holds it to that), and collecting took 6-10% of a worker's time.
@@ -175,9 +189,9 @@ def result_stream(entries: Sequence[Entry], wanted: Sequence[int] | None = None,
         workers = _Workers(jobs, companion if jobs > 1 else None)
         from_workers = workers.make(entries, absent, store, together if jobs > 1 else None)
 
-    def stop() -> None:
+    def stop(now: bool) -> None:
         if workers:
-            workers.stop()
+            workers.stop(now=now)
         store.close()
 
     try:
@@ -185,7 +199,7 @@ def result_stream(entries: Sequence[Entry], wanted: Sequence[int] | None = None,
         present = [i for i in wanted if i not in missing]
         found = list(zip(present, store.get_many([entries[i] for i in present])))
     except BaseException:
-        stop()
+        stop(True)
         raise
     cached = [(index, result) for index, result in found if result is not None]
     progress.advance(len(cached))
@@ -210,7 +224,7 @@ class _Workers:
         # fork where it is safe and cheap (Linux): workers start with deckgen already imported.
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
-                                         initializer=_start_worker, initargs=(companion,))
+                                         initializer=_start_worker, initargs=(companion, os.getpid()))
 
     def make(self, entries: Sequence[Entry], indexes: Sequence[int], store: ResultCache,
              together: Callable[[int], object] | None = None) -> Iterator[Arrival]:
@@ -222,7 +236,9 @@ class _Workers:
             chunks = [indexes[i:i + _CHUNK] for i in range(0, len(indexes), _CHUNK)]
         else:
             chunks = [list(run) for _, run in itertools.groupby(indexes, together)]
-        encoded = self._pool.map(_encoded_results, [[entries[i] for i in chunk] for chunk in chunks])
+        work = [[entries[i] for i in chunk] for chunk in chunks]
+        with signals_held():  # the workers start (fork) here: see _start_worker
+            encoded = self._pool.map(_encoded_results, work)
         return self._arrivals(entries, chunks, encoded, store)
 
     @staticmethod
@@ -242,6 +258,11 @@ class _Workers:
                 store.put(entry, data)
                 yield index, result, companioned
 
-    def stop(self) -> None:
-        """Stop at once (work not started is dropped); again is harmless."""
+    def stop(self, *, now: bool = False) -> None:
+        """Stop when the chunks being made are done (work not started is dropped), or *now*, ending the workers
+        mid-chunk (the build was interrupted); again is harmless."""
+        if now:
+            # ProcessPoolExecutor ends its workers only when their work is done (Python 3.14 adds terminate_workers).
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.kill()
         self._pool.shutdown(wait=True, cancel_futures=True)

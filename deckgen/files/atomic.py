@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import OutputError
+from ..shutdown import STOP_SIGNALS as _SIGNALS
+from ..shutdown import signals_held as _signals_blocked
 
 TEMP_PREFIX = ".deckgen-tmp-"
 _TEMP_RE = re.compile(re.escape(TEMP_PREFIX) + r"(?P<host>.+)-(?P<pid>\d+)-[0-9a-f]{16}(?:\.[^.]*)?$")
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 _CAN_MASK = hasattr(signal, "pthread_sigmask")
 
 
@@ -185,18 +186,6 @@ def _signals_raise(cleanup: Callable[[], None]) -> Iterator[list[int]]:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     if delivered:
         signal.raise_signal(delivered[0])
-
-
-@contextmanager
-def _signals_blocked() -> Iterator[None]:
-    if not _CAN_MASK or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _host() -> str:
