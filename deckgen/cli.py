@@ -162,9 +162,10 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         _build_topics(sources, topics, split_topics, output, full_deck, options, quiet=quiet, check=check)
         return
     from .pipeline import build_deck
-    from .report.plan import check_deck
 
     if check:
+        from .report.plan import check_deck
+
         with _user_errors():
             result = check_deck(sources, output, options)
         for difference in result.differences:

@@ -19,10 +19,6 @@ A parent that dies before the worker is set up is caught too: the worker then en
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
@@ -46,8 +42,11 @@ def _kill_me_with_parent() -> bool:
     """Ask the Linux kernel to SIGKILL this process when its parent ends; whether it agreed."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here: only a worker needs it, and a build that starts none does not pay for it
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        # The interpreter's own symbols, libc's among them (find_library would run ldconfig or a compiler).
+        libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
     except (OSError, AttributeError):  # no libc or no prctl (another C library): watch instead
         return False
@@ -55,6 +54,8 @@ def _kill_me_with_parent() -> bool:
 
 def _watch_parent() -> None:
     """A daemon thread that ends the process once the parent's sentinel says it is gone."""
+    import multiprocessing.connection  # here, as ctypes above: a build that starts no worker never needs them
+
     parent = multiprocessing.parent_process()
     if parent is None or parent.sentinel is None:  # not started by multiprocessing: nothing to watch
         return

@@ -17,21 +17,21 @@ from __future__ import annotations
 import gc
 import importlib
 import itertools
-import multiprocessing
 import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ..cards.cards import Result, make_result
 from ..progress import NO_PROGRESS, Progress
 from ..shutdown import STOP_SIGNALS, signals_held
 from ..types import Entry
 from .lifetime import exit_with_parent
 from .resultcache import ResultCache, decode, encode
+
+if TYPE_CHECKING:  # named in annotations only: see make_result
+    from ..cards.cards import Result
 
 MIN_ENTRIES_PER_JOB = 1000
 """Fewer workers than asked when each would get fewer entries than this.  Each worker sets jieba up
@@ -52,7 +52,7 @@ class EntryResults:
     """How many came from the cache."""
 
 
-Companion = Callable[[Sequence[Entry], Sequence[Result]], bytes]
+Companion: TypeAlias = "Callable[[Sequence[Entry], Sequence[Result]], bytes]"
 """More work on a chunk of freshly made results, done by the worker that made them: its bytes come back with the
 chunk, and must hold the results too (the caller gets them in their place)."""
 
@@ -65,7 +65,7 @@ class Companioned:
     indexes: tuple[int, ...]
 
 
-Arrival = tuple[int, Result | None, Companioned | None]
+Arrival: TypeAlias = "tuple[int, Result | None, Companioned | None]"
 """An entry's index, its result, and what the companion made of its chunk when a worker ran one (else None).  The
 result is None then: the companion's bytes hold it (decoding it twice cost the main process about 0.6 s of its 5.9 s
 of CPU in a 10,000-entry build with two workers)."""
@@ -105,6 +105,15 @@ class ResultStream:
 
 _MEMO_MODULES = ("text.segment", "text.units", "text.clauses", "extract.relations", "extract.extract", "cards.cards",
                  "cards.gate", "text.markup", "types")
+
+
+def make_result(entry: Entry) -> Result:
+    """:func:`deckgen.cards.cards.make_result`, loaded on first use: extraction and the card stages (their
+    patterns and rule tables, 0.1-0.2 s to import) are not loaded by a build whose entries are all cached, nor by a
+    build's main process while workers make its entries."""
+    from ..cards.cards import make_result as make
+
+    return make(entry)
 
 
 def memo_caches() -> list[Any]:
@@ -221,6 +230,9 @@ class _Workers:
     """Worker processes making entries in the background from the moment they are sent."""
 
     def __init__(self, jobs: int, companion: Companion | None) -> None:
+        import multiprocessing  # here: a build whose entries are all cached starts no process
+        from concurrent.futures import ProcessPoolExecutor
+
         # fork where it is safe and cheap (Linux): workers start with deckgen already imported.
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),

@@ -29,7 +29,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import stat
 import tempfile
 import threading
@@ -189,7 +188,13 @@ def _signals_raise(cleanup: Callable[[], None]) -> Iterator[list[int]]:
 
 
 def _host() -> str:
-    return re.sub(r"[^A-Za-z0-9.]+", "_", socket.gethostname()) or "host"
+    if hasattr(os, "uname"):  # the kernel's node name, as gethostname() gives it, without socket (3 ms of every build)
+        name = os.uname().nodename
+    else:
+        import socket
+
+        name = socket.gethostname()
+    return re.sub(r"[^A-Za-z0-9.]+", "_", name) or "host"
 
 
 def _temp_name(folder: Path, host: str, suffix: str) -> Path:

@@ -14,12 +14,14 @@ import pytest
 from deckgen.cache import lifetime
 
 # A parent that starts one worker (as the build's pool does, by fork) and waits; the worker arranges to end with
-# it, says so, then sleeps as a worker blocked on a full pipe would.  With "watch", prctl is not used.
+# it, says so, then sleeps as a worker blocked on a full pipe would.  Each way is tried with the other one off.
 PARENT = """
 import multiprocessing, os, sys, time
 from deckgen.cache import lifetime
 if sys.argv[1] == "watch":
     lifetime._kill_me_with_parent = lambda: False
+else:
+    lifetime._watch_parent = lambda: None
 def worker(parent):
     lifetime.exit_with_parent(parent)
     print(os.getpid(), flush=True)
