@@ -10,6 +10,8 @@ a code span; a count announced before the list ("有三点") must match.
 from __future__ import annotations
 
 import re
+import sys
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -47,6 +49,7 @@ _CODE_RE = re.compile(r"`[^`\n]+`")
 _SENTENCE_EVENT_RE = re.compile(
     "[" + re.escape("`" + "".join(_OPENERS) + "".join(_OPENERS.values()) + _SENTENCE_END) + "]")
 _ITEM_STOP_RE = re.compile(r"[；;]")
+_END = sys.maxsize
 
 
 @dataclass(frozen=True)
@@ -110,19 +113,28 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _CODE_RE.finditer(text)] if "`" in text else []
 
 
+def _inside(ranges: list[tuple[int, int]], position: int) -> bool:
+    """Whether *position* is in one of *ranges* (sorted, not overlapping): a look-up, not a walk through all of them,
+    so a review of thousands of items and code spans is read in linear time."""
+    i = bisect_right(ranges, (position, _END)) - 1
+    return i >= 0 and position < ranges[i][1]
+
+
 def find_markers(text: str) -> list[Marker]:
     code = _code_ranges(text)
     found: list[Marker] = []
+    bullets = 0  # counted as they are found: counting them again for each made a list of bullets quadratic
     for family, pattern in _MARKER_PATTERNS.items():
         needs = _NEEDS.get(family)
         if needs and not any(part in text for part in needs):
             continue
         for match in pattern.finditer(text):
-            if code and any(a <= match.start() < b for a, b in code):
+            if code and _inside(code, match.start()):
                 continue
             ordinal = _ordinal(family, match.group(1))
             if family == "bullet":
-                ordinal = sum(1 for m in found if m.family == "bullet") + 1
+                bullets += 1
+                ordinal = bullets
             found.append(Marker(family, ordinal, match.start(), match.end()))
     return sorted(found, key=lambda m: (m.start, m.family))
 
@@ -262,9 +274,9 @@ def _split_headings(unit: Unit, bold: list[tuple[int, int]]) -> list[Unit]:
     """Cut a prose unit at bold headings inside it (``…有三处：**组提交**：说明；…``)."""
     if unit.ordinal or unit.heading:
         return [unit]
-    starts = [a - unit.offset for a, b in bold
-              if unit.offset <= a < unit.offset + len(unit.text)
-              and unit.text[b - unit.offset : b - unit.offset + 2].lstrip()[:1] in (":", "：")]
+    within = bold[bisect_left(bold, (unit.offset,)):bisect_left(bold, (unit.offset + len(unit.text),))]
+    starts = [a - unit.offset for a, b in within
+              if unit.text[b - unit.offset : b - unit.offset + 2].lstrip()[:1] in (":", "：")]
     if not starts:
         return [unit]
     out = [Unit(unit.text[: starts[0]].strip().rstrip("：:；;，,"), unit.offset)] if starts[0] else []
@@ -293,7 +305,8 @@ def _prose_units(text: str, start: int, stop: int) -> Iterator[Unit]:
 
 
 def _heading(item: str, offset: int, bold: list[tuple[int, int]]) -> str:
-    for a, b in bold:
+    at = bisect_left(bold, (offset,))  # the bold range starting at *offset*, if any (they are sorted, one per start)
+    for a, b in bold[at:at + 1]:
         if a == offset and item[b - a : b - a + 1] in (":", "：", " ") :
             rest = item[b - a :].lstrip()
             if rest[:1] in (":", "："):
