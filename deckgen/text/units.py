@@ -13,7 +13,7 @@ import re
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _BOUNDARY = r"(?<![^\s：:；;，,。！？!?—])"
 _CN_NUM = "一二三四五六七八九十"
@@ -49,6 +49,19 @@ _CODE_RE = re.compile(r"`[^`\n]+`")
 _SENTENCE_EVENT_RE = re.compile(
     "[" + re.escape("`" + "".join(_OPENERS) + "".join(_OPENERS.values()) + _SENTENCE_END) + "]")
 _ITEM_STOP_RE = re.compile(r"[；;]")
+MAX_SENTENCE_CHARS = 500
+"""The longest sentence or item deckgen reads whole.  A longer one is read in pieces of at most this many characters,
+each cut after its last ；，、：or space (at the limit when the second half of the piece has none), and the build
+warns about it with its line (see :func:`cut_overlong`).  Reading a sentence takes time that grows with the square of
+its length (each connective looks through the rest of its clause): 20,000 characters of 通过 took 65 s to build.
+The longest sentence of every review deckgen has been measured on (seeds/, the development, held-out and written
+reviews, corpus/) is under 250 characters: none is cut."""
+MAX_UNITS = 100
+"""The most sentences and items (pieces of cut sentences included) deckgen reads of one review; the build warns about
+the rest with the line where reading stopped.  Each card candidate of a review is checked against the whole review,
+so a review's time grew with the square of its number of items: 3,000 took 18 s.  No review deckgen has been
+measured on has more than 12."""
+_CUT_AFTER = "；;，,、：: "
 _END = sys.maxsize
 
 
@@ -302,6 +315,38 @@ def _prose_units(text: str, start: int, stop: int) -> Iterator[Unit]:
             offset = pos + (len(chunk) - len(chunk.lstrip()))
             yield Unit(stripped.rstrip("。：:；;，, "), offset)
         pos = end
+
+
+def cut_overlong(unit: Unit, limit: int = MAX_SENTENCE_CHARS) -> list[Unit]:
+    """*unit*, or its pieces of at most *limit* characters when it is longer (see :data:`MAX_SENTENCE_CHARS`).
+
+    Each piece ends after the last ；，、：or space of its first *limit* characters, or at the limit when the
+    second half has none; never inside a code span that starts in the piece.  The first piece keeps the
+    unit's place in its enumeration and its heading; the others are prose.
+    """
+    text = unit.text
+    if len(text) <= limit:
+        return [unit]
+    code = _code_ranges(text)
+    pieces: list[Unit] = []
+    start = 0
+    while start < len(text):
+        end = len(text)
+        if end - start > limit:
+            window = text[start:start + limit]
+            end = start + max(window.rfind(c) for c in _CUT_AFTER) + 1
+            if end - start <= limit // 2:
+                end = start + limit
+            span = bisect_right(code, (end, _END)) - 1  # the code span the cut would fall in, if any: cut before it
+            if span >= 0 and start < code[span][0] < end < code[span][1]:
+                end = code[span][0]
+        piece = text[start:end]
+        stripped = piece.strip().rstrip("。：:；;，, ")
+        if stripped:
+            offset = unit.offset + start + len(piece) - len(piece.lstrip())
+            pieces.append(replace(unit, text=stripped, offset=offset) if not pieces else Unit(stripped, offset))
+        start = end
+    return pieces
 
 
 def _heading(item: str, offset: int, bold: list[tuple[int, int]]) -> str:
