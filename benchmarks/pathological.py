@@ -106,7 +106,8 @@ def main() -> None:
                 runs.append(build_seconds(review, args.work, args.timeout))
             base = statistics.median(start_up)
             if None in runs:
-                print(f"{family:<11} {len(review):>7,} {'> ' + format(args.timeout - base, '.1f') + ' s':>16}", flush=True)
+                stopped = f"> {args.timeout - base:.1f} s"
+                print(f"{family:<11} {len(review):>7,} {stopped:>16}", flush=True)
                 previous = None
                 continue
             beyond = max(statistics.median([r for r in runs if r is not None]) - base, 0.001)

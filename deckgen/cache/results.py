@@ -80,8 +80,8 @@ class ResultStream:
     iteration, or of the ``with``, stops them.
     """
 
-    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival], stop: Callable[[bool], None],
-                 progress: Progress) -> None:
+    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival],
+                 stop: Callable[[bool], None], progress: Progress) -> None:
         self._cached, self._made, self._stop, self._progress = cached, made, stop, progress
         self.cached = len(cached)
         """How many came from the cache."""
@@ -233,7 +233,8 @@ class _Workers:
         import multiprocessing  # here: a build whose entries are all cached starts no process
         from concurrent.futures import ProcessPoolExecutor
 
-        # fork where it is safe and cheap (Linux): workers start with deckgen already imported.
+        # fork where it is safe and cheap (Linux): workers start with what this process imported (the card stages
+        # not among them: each worker loads those on its first entry, while this process reads the cache).
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
                                          initializer=_start_worker, initargs=(companion, os.getpid()))
