@@ -29,7 +29,7 @@ MODES = ("shared", "cleared", "jieba")
 def run(corpora: list[Path], limit: int, mode: str) -> float:
     """ms per entry of making every entry (in this process), or of segmenting its text with jieba."""
     from deckgen.cache.results import memo_caches
-    from deckgen.deck.notes import make_result
+    from deckgen.cards.cards import make_result
     from deckgen.source.parse import read_corpus
 
     entries = read_corpus(corpora).entries[:limit]

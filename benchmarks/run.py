@@ -18,7 +18,7 @@ dictionary is kept for every run, the floor included (once per installation:
 jieba's own cache for the floor, deckgen's faster form of it for deckgen).  ``deckgen --help`` is timed too.  With ``--repeat R``
 each run is repeated and the fastest kept (the usual way to discount a busy
 machine); the cold builds and the floor take turns, so that each round measures them under the
-same load.  The last lines check the targets of issue #8.
+same load.  The last lines check the targets of issues #8 and #27.
 
     python benchmarks/run.py                       # seeds, 1k, 10k, 100k (about 25 minutes on 2 cores)
     python benchmarks/run.py --sizes seeds,1000    # a quick look
@@ -28,6 +28,7 @@ same load.  The last lines check the targets of issue #8.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -225,7 +226,7 @@ def table(runs: list[Run]) -> str:
 
 
 def targets(runs: list[Run], help_wall: float, jobs: int) -> list[str]:
-    """Issue #8's targets, each with the measured value and whether it is met."""
+    """The targets of issues #8 and #27, each with the measured value and whether it is met."""
     find = {(r.size, r.name): r for r in runs}
     out = [f"{'met ' if help_wall < 0.15 else 'MISS'} deckgen --help: {help_wall:.3f} s (target < 0.15 s)"]
 
@@ -236,7 +237,9 @@ def targets(runs: list[Run], help_wall: float, jobs: int) -> list[str]:
         check(r.wall <= 1.3 * r.floor_wall, f"cold build of seeds/: {r.wall / r.floor_wall:.2f}× floor wall "
               f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 1.3×)")
     if (r := find.get(("seeds", "no-change"))):
-        check(r.wall <= 0.35, f"no-change rebuild of seeds/: {r.wall:.3f} s (target ≤ 0.35 s)")
+        # A ratio, as issue #27 restates it: 0.35 s held only on a day the machine ran three times faster.
+        check(r.wall <= 0.15 * r.floor_wall, f"no-change rebuild of seeds/: {r.wall / r.floor_wall:.2f}× floor wall, "
+              f"{r.wall:.3f} s (target ≤ 0.15×)")
     if (r := find.get(("10000", "cold"))):
         check(r.wall <= 1.5 * r.floor_wall, f"10k cold: {r.wall / r.floor_wall:.2f}× floor wall "
               f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 1.5×)")
@@ -266,6 +269,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    # Bytecode for every module, as an installed deckgen has: with PYTHONDONTWRITEBYTECODE set, a module edited since
+    # its bytecode was written would be compiled again by every timed run (0.1-0.2 s of a no-change rebuild).
+    compileall.compile_dir(ROOT / "deckgen", quiet=1)
     env = {**os.environ, "DECKGEN_CACHE_DIR": str(args.work / "cache-help")}
     help_wall = min(timed(deckgen("--help"), env)[0] for _ in range(5))
     runs: list[Run] = []

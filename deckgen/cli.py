@@ -77,14 +77,21 @@ def _echo_warnings(warnings: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    """The ``deckgen`` command: :func:`cli`, ending the process without freeing what it made (see :mod:`deckgen.shutdown`)."""
-    from .shutdown import exit_now, keep_until_exit
+    """The ``deckgen`` command: :func:`cli`, ending the process without freeing what it made (see :mod:`deckgen.shutdown`).
+
+    Ctrl-C, SIGTERM and a hangup stop it cleanly: no traceback, no Click ``Aborted!``, and the shell's status for
+    the signal (130, 143, 129), after the build has stopped its workers and removed its temporary files.
+    """
+    from .shutdown import Interrupted, exit_now, exit_now_with, keep_until_exit, stop_on_signals
 
     keep_until_exit()
+    stop_on_signals()
     try:
         cli()
     except SystemExit as end:  # how Click ends every command, with its exit code
         exit_now(end.code)
+    except Interrupted as stop:
+        exit_now_with(stop.status, str(stop))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -155,9 +162,10 @@ def build(seeds: tuple[Path, ...], output: Path, deck_name: str, grace: int, pru
         _build_topics(sources, topics, split_topics, output, full_deck, options, quiet=quiet, check=check)
         return
     from .pipeline import build_deck
-    from .report.plan import check_deck
 
     if check:
+        from .report.plan import check_deck
+
         with _user_errors():
             result = check_deck(sources, output, options)
         for difference in result.differences:

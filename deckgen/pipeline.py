@@ -16,7 +16,6 @@ from . import shutdown
 from .cache.lockmemo import LockMemo
 from .cache.notecache import NoteMaker
 from .cache.results import result_stream
-from .cards.gate import anki_cards
 from .curriculum.curriculum import apply_curriculum, load_data_files
 from .curriculum.glossary import Glossary
 from .curriculum.topics import Taxonomy
@@ -35,6 +34,7 @@ from .deck.topicdecks import (
 from .options import DEFAULT_OUTPUT, DEFAULT_SOURCES, BuildOptions, PushOptions
 from .progress import NO_PROGRESS, Progress, StageClock
 from .source.parse import read_corpus
+from .text.markup import anki_cards
 from .types import BuildReport, CardKind, DeckChanges, Entry, Level
 
 if TYPE_CHECKING:

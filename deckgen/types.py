@@ -154,6 +154,11 @@ class Review:
     pr_refs: tuple[str, ...] = ()
     clause_scores: tuple[tuple[str, float], ...] = ()
     """Each clause of the review's decisions with how likely it states one (:mod:`deckgen.extract.decisions`)."""
+    long_sentences: tuple[tuple[int, int], ...] = ()
+    """The seed line and length of each sentence too long to read whole, read in pieces (issue #27)."""
+    unread: tuple[int, int] | None = None
+    """For a review of too many sentences and items to read them all: the seed line of the first one not read, and
+    how many were not (issue #27)."""
 
     __reduce__ = _as_constructor_call
 

@@ -1,5 +1,5 @@
-"""What a command loads: --help and lint never genanki; lint and a rebuild never jieba when the cache has everything;
-only a push the HTTP client.
+"""What a command loads: --help and lint never genanki; lint and a rebuild never jieba when the cache has everything,
+and a rebuild with nothing new none of the extraction and card stages; only a push the HTTP client.
 
 Behaviour, not timing: each command runs in a fresh interpreter and reports
 which of the two heavy libraries (jieba ~0.5 s to start, genanki) it imported.
@@ -20,6 +20,10 @@ from tests.conftest import SEEDS
 
 HEAVY = ("jieba", "genanki", "pkg_resources",  # jieba imports pkg_resources unless deckgen hides it (0.15 s)
          "urllib.request")  # 80 ms with http.client and email: only a push talks to Anki
+CARD_MACHINERY = ("deckgen.extract", "deckgen.cards")
+"""The stages that make an entry's review and cards: their patterns and rule tables took 0.2 s of a 0.44 s rebuild."""
+REVIEW_WARNINGS = {"deckgen.extract", "deckgen.extract.findings"}
+"""All of them a command needs to warn about a review it did not make itself (no verdict, no decision)."""
 _PROBE = """
 import json, sys
 import deckgen.cache.results
@@ -29,19 +33,26 @@ try:
     code = cli(sys.argv[1:], standalone_mode=False)
 except SystemExit as exc:
     code = exc.code
-print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "code": code}))
-""" % (HEAVY,)
+stages = sorted(m for m in sys.modules if m.startswith(%r))
+print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "stages": stages, "code": code}))
+""" % (CARD_MACHINERY, HEAVY)
 
 
-def loaded_by(args: list[str], cache: Path, cwd: Path, own_process_entries: int = 1000) -> list[str]:
-    """The heavy modules a fresh interpreter imported to run ``deckgen ARGS``."""
+def run_probe(args: list[str], cache: Path, cwd: Path, own_process_entries: int = 1000) -> dict[str, list[str]]:
+    """What a fresh interpreter that ran ``deckgen ARGS`` had imported: the heavy modules, and modules of the
+    extraction and card stages."""
     env = {**os.environ, "DECKGEN_CACHE_DIR": str(cache), "SOURCE_DATE_EPOCH": "1700000000"}
     done = subprocess.run([sys.executable, "-c", _PROBE, str(own_process_entries), *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] in (0, None), done.stdout + done.stderr
-    return report["loaded"]
+    return report
+
+
+def loaded_by(args: list[str], cache: Path, cwd: Path, own_process_entries: int = 1000) -> list[str]:
+    """The heavy modules a fresh interpreter imported to run ``deckgen ARGS``."""
+    return run_probe(args, cache, cwd, own_process_entries)["loaded"]
 
 
 @pytest.fixture(name="seeds")
@@ -73,3 +84,17 @@ def test_a_big_cold_build_keeps_jieba_out_of_the_main_process(seeds: Path, tmp_p
     """Many entries to make (here: from 1 on): a worker makes them, so jieba never weighs on the packaging."""
     build = ["build", str(seeds), "-o", str(tmp_path / "out" / "deck.apkg"), "-q"]
     assert loaded_by(build, tmp_path / "cache", tmp_path, own_process_entries=1) == ["genanki"]
+
+
+def test_a_rebuild_with_nothing_new_loads_no_extraction_or_card_stage(seeds: Path, tmp_path: Path) -> None:
+    """Every entry from the cache: nothing of extract/ or cards/ is imported (their rule tables neither)."""
+    cache = tmp_path / "cache"
+    build = ["build", str(seeds), "-o", str(tmp_path / "out" / "deck.apkg"), "-q"]
+    assert run_probe(build, cache, tmp_path)["stages"] != []  # cold: the cards are made here
+    assert run_probe(build, cache, tmp_path)["stages"] == []
+    assert set(run_probe(["lint", str(seeds)], cache, tmp_path)["stages"]) <= REVIEW_WARNINGS
+
+
+def test_a_worker_making_the_cards_keeps_the_card_stages_out_of_the_main_process(seeds: Path, tmp_path: Path) -> None:
+    build = ["build", str(seeds), "-o", str(tmp_path / "out" / "deck.apkg"), "-q"]
+    assert set(run_probe(build, tmp_path / "cache", tmp_path, own_process_entries=1)["stages"]) <= REVIEW_WARNINGS

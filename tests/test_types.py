@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from deckgen.deck.notes import make_result
+from deckgen.cards.cards import make_result
 from deckgen.source.parse import read_corpus
 from tests.conftest import SEEDS
 

@@ -29,8 +29,8 @@ import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from ..cards.cards import Result, make_result
 from ..curriculum.curriculum import EntryCurriculum
 from ..curriculum.glossary import Glossary
 from ..curriculum.topics import Taxonomy
@@ -46,7 +46,10 @@ from .resultcache import (
     is_cards,
     source_version,
 )
-from .results import Companioned
+from .results import Companioned, make_result
+
+if TYPE_CHECKING:  # a type only: a cached entry loads no card-making code
+    from ..cards.cards import Result
 
 MAX_ENTRIES_PER_ROW = 256
 """A long seed file is stored in rows of this many entries: one edit matches and renders at most this many again,

@@ -26,20 +26,26 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
+import json
+import os
 import pickle
 import re
+import stat
 import sys
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from ..cards.cards import Result
+from ..files.atomic import write_cache_file
 from ..files.datadir import PACKAGE, data_dir
-from ..files.cachedir import sealed, unsealed
+from ..files.cachedir import private_cache_dir, sealed, unsealed
 from ..types import Card, Entry, Review
 from .entrystore import EntryStore
+
+if TYPE_CHECKING:  # a type only: reading the cache loads no card-making code (see deckgen.cache.results.make_result)
+    from ..cards.cards import Result
 
 FORMAT = b"deckgen-results 2\n"
 EXTRACTION_MODULES = ("cards.cards",)
@@ -48,34 +54,72 @@ count too (found by reading the source)."""
 _IMPORT_RE = re.compile(r"^\s*from (\.+)([\w.]*) import ([\w, ()]+)", re.MULTILINE)
 
 
-def _module_file(package: Path, name: str) -> Path | None:
-    """The source of module *name* (dotted, inside *package*): a ``.py`` file, or a package's ``__init__.py``."""
-    base = package.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
+Signature = tuple[int, int, int]
+"""A file's size, modification time (ns) and inode: what says it is as it was (as Python reuses bytecode by a source
+file's size and time)."""
+_read: dict[str, tuple[Signature, bytes, tuple[str, ...]]] = {}
+"""Each module file read in this process, by path: its signature when read, its source and the names it imports.
+Every build works out three versions whose modules are much the same; a file changed since (a test edits one) is
+read again."""
+VERSIONS_FILE = "code-versions.json"
+"""In the cache folder: each version a build worked out, with the signature of every file it read.  A build whose
+files all look the same takes the version from there: working the three out, reading and parsing some 45 files, took
+10-16 ms of a 0.2 s rebuild with nothing new; looking at them takes a stat each."""
+_KEPT_VERSIONS = 16
+"""Versions noted at most (a checkout's three, a few more for other checkouts; a test's copies come and go)."""
+
+
+def _signature(path: str) -> Signature | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def _module_source(package: Path, name: str) -> tuple[str, Signature, bytes, tuple[str, ...]] | None:
+    """The file of module *name* (dotted, inside *package*: a ``.py`` file, or a package's ``__init__.py``), its
+    signature, its source and the dotted names of what it imports from the package (modules or not); None if it is no
+    module of the package."""
+    parts = name.split(".")
+    for path, here in ((os.path.join(package, *parts) + ".py", parts[:-1]),
+                       (os.path.join(package, *parts, "__init__.py"), parts)):
+        signature = _signature(path)  # before reading: a file changed while it is read is read again next time
+        if signature is None:
+            continue
+        known = _read.get(path)
+        if known is None or known[0] != signature:
+            source = Path(path).read_bytes()
+            imported: list[str] = []
+            for dots, module, names in _IMPORT_RE.findall(source.decode("utf-8")):
+                base = here[:len(here) - len(dots) + 1]
+                target = [*base, *module.split(".")] if module else base
+                # ``from .x import y`` names module x, and y may be a module of package x too.
+                imported.extend(".".join([*target, n.split(" as ")[0].strip(" ()")]) for n in names.split(","))
+                if module:
+                    imported.append(".".join(target))
+            known = _read[path] = (signature, source, tuple(imported))
+        return path, *known
     return None
 
 
-def _module_closure(package: Path, roots: Sequence[str]) -> dict[str, bytes]:
-    """Source bytes of the *roots* modules of *package* (dotted names inside it) and every module of it they import."""
+def _module_closure(package: Path, roots: Sequence[str]) -> tuple[dict[str, bytes], dict[str, Signature]]:
+    """Source bytes of the *roots* modules of *package* (dotted names inside it) and every module of it they import,
+    and the signature of each of their files."""
     sources: dict[str, bytes] = {}
+    files: dict[str, Signature] = {}
+    seen: set[str] = set()
     todo = list(roots)
     while todo:
         name = todo.pop()
-        path = _module_file(package, name)
-        if name in sources or path is None:
+        if name in seen:
             continue
-        sources[name] = path.read_bytes()
-        here = name.split(".")[:-1] if path.name != "__init__.py" else name.split(".")
-        for dots, module, names in _IMPORT_RE.findall(sources[name].decode("utf-8")):
-            base = here[:len(here) - len(dots) + 1]
-            target = [*base, *module.split(".")] if module else base
-            # ``from .x import y`` names module x, and y may be a module of package x too.
-            todo.extend(".".join([*target, n.split(" as ")[0].strip(" ()")]) for n in names.split(","))
-            if module:
-                todo.append(".".join(target))
-    return sources
+        seen.add(name)
+        found = _module_source(package, name)
+        if found is not None:
+            path, files[path], sources[name], imported = found
+            todo.extend(imported)
+    return sources, files
 
 
 @lru_cache(maxsize=1)
@@ -88,24 +132,74 @@ def extractor_version() -> str | None:
 
 
 def source_version(package: Path, roots: Sequence[str] = EXTRACTION_MODULES) -> str | None:
-    """:func:`extractor_version` of the deckgen package in folder *package* (or of its *roots* modules)."""
+    """:func:`extractor_version` of the deckgen package in folder *package* (or of its *roots* modules).
+
+    Taken from :data:`VERSIONS_FILE` when every file it was worked out from has the signature it had then.
+    """
     try:
-        sources = _module_closure(package, roots)
-        # Cue lists, templates and model weights: code too.
-        rules = {path.name: path.read_bytes() for path in sorted(data_dir("rules").iterdir())
-                 if path.suffix in (".toml", ".json")}
-        spec = importlib.util.find_spec("jieba")  # finds jieba without importing it (0.4 s)
-        jieba_init = Path(spec.origin).read_bytes() if spec and spec.origin else b""
-    except (OSError, UnicodeDecodeError, ImportError, ValueError):
+        folder = data_dir("rules")
+        rules = sorted(p for p in folder.iterdir() if p.suffix in (".toml", ".json"))  # cue lists, templates, model
+        spec = importlib.util.find_spec("jieba")  # weights: code too.  jieba is found, not imported (0.4 s)
+    except (OSError, ImportError, ValueError):
+        return None
+    jieba = spec.origin if spec and spec.origin else ""
+    key = "\0".join([sys.version, str(package), str(folder), jieba, *roots])
+    noted = _noted_version(key, [p.name for p in rules])
+    if noted is not None:
+        return noted
+    try:
+        sources, files = _module_closure(package, roots)
+        data: dict[str, bytes] = {}
+        for path in [*map(str, rules), *([jieba] if jieba else [])]:
+            signature = _signature(path)
+            if signature is None:
+                return None
+            files[path], data[path] = signature, Path(path).read_bytes()
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
     digest = hashlib.sha256(FORMAT)
     digest.update(f"{sys.version_info[:2]} {unicodedata.unidata_version} {pickle.HIGHEST_PROTOCOL}".encode())
-    digest.update(hashlib.sha256(jieba_init).digest())
+    digest.update(hashlib.sha256(data.get(jieba, b"")).digest())
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
-    for name in sorted(rules):
-        digest.update(b"rules/" + name.encode() + b"\0" + hashlib.sha256(rules[name]).digest())
-    return digest.hexdigest()[:20]
+    for path in rules:
+        digest.update(b"rules/" + path.name.encode() + b"\0" + hashlib.sha256(data[str(path)]).digest())
+    version = digest.hexdigest()[:20]
+    _note_version(key, {"version": version, "rules": [p.name for p in rules], "files": files})
+    return version
+
+
+@lru_cache(maxsize=1)
+def _noted_versions() -> dict[str, dict[str, Any]]:
+    """:data:`VERSIONS_FILE` as it was when this process first looked (empty when there is none, or no cache folder)."""
+    folder = private_cache_dir()
+    try:
+        noted = json.loads((folder / VERSIONS_FILE).read_bytes()) if folder is not None else {}
+    except (OSError, ValueError):
+        return {}
+    return noted if isinstance(noted, dict) else {}
+
+
+def _noted_version(key: str, rules: list[str]) -> str | None:
+    """The version noted under *key*, if the rules folder holds the same files and every file read has its signature."""
+    noted = _noted_versions().get(key)
+    try:
+        if noted["rules"] == rules and all(_signature(path) == tuple(sig) for path, sig in noted["files"].items()):
+            return str(noted["version"])
+    except (KeyError, TypeError, ValueError, AttributeError):  # none noted, or a note of another shape
+        pass
+    return None
+
+
+def _note_version(key: str, entry: dict[str, Any]) -> None:
+    noted = _noted_versions()
+    noted.pop(key, None)
+    noted[key] = entry  # the newest last; the oldest go first
+    for old in list(noted)[:-_KEPT_VERSIONS]:
+        del noted[old]
+    folder = private_cache_dir()
+    if folder is not None:
+        write_cache_file(folder / VERSIONS_FILE, json.dumps(noted).encode())
 
 
 class ResultCache:

@@ -17,17 +17,21 @@ from __future__ import annotations
 import gc
 import importlib
 import itertools
-import multiprocessing
+import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ..cards.cards import Result, make_result
 from ..progress import NO_PROGRESS, Progress
+from ..shutdown import STOP_SIGNALS, signals_held
 from ..types import Entry
+from .lifetime import exit_with_parent
 from .resultcache import ResultCache, decode, encode
+
+if TYPE_CHECKING:  # named in annotations only: see make_result
+    from ..cards.cards import Result
 
 MIN_ENTRIES_PER_JOB = 1000
 """Fewer workers than asked when each would get fewer entries than this.  Each worker sets jieba up
@@ -48,7 +52,7 @@ class EntryResults:
     """How many came from the cache."""
 
 
-Companion = Callable[[Sequence[Entry], Sequence[Result]], bytes]
+Companion: TypeAlias = "Callable[[Sequence[Entry], Sequence[Result]], bytes]"
 """More work on a chunk of freshly made results, done by the worker that made them: its bytes come back with the
 chunk, and must hold the results too (the caller gets them in their place)."""
 
@@ -61,7 +65,7 @@ class Companioned:
     indexes: tuple[int, ...]
 
 
-Arrival = tuple[int, Result | None, Companioned | None]
+Arrival: TypeAlias = "tuple[int, Result | None, Companioned | None]"
 """An entry's index, its result, and what the companion made of its chunk when a worker ran one (else None).  The
 result is None then: the companion's bytes hold it (decoding it twice cost the main process about 0.6 s of its 5.9 s
 of CPU in a 10,000-entry build with two workers)."""
@@ -76,8 +80,8 @@ class ResultStream:
     iteration, or of the ``with``, stops them.
     """
 
-    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival], stop: Callable[[], None],
-                 progress: Progress) -> None:
+    def __init__(self, cached: list[tuple[int, Result]], made: Iterator[Arrival],
+                 stop: Callable[[bool], None], progress: Progress) -> None:
         self._cached, self._made, self._stop, self._progress = cached, made, stop, progress
         self.cached = len(cached)
         """How many came from the cache."""
@@ -88,18 +92,28 @@ class ResultStream:
         for arrival in self._made:
             self._progress.advance()
             yield arrival
-        self._stop()  # now: the workers' memory is gone before the deck is packaged, the cache written
+        self._stop(False)  # now: the workers' memory is gone before the deck is packaged, the cache written
         self._progress.end()
 
     def __enter__(self) -> ResultStream:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._stop()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        # An error or an interrupt (Ctrl-C, SIGTERM) wants nothing more of the workers: they end mid-chunk.
+        self._stop(kind is not None)
 
 
 _MEMO_MODULES = ("text.segment", "text.units", "text.clauses", "extract.relations", "extract.extract", "cards.cards",
                  "cards.gate", "text.markup", "types")
+
+
+def make_result(entry: Entry) -> Result:
+    """:func:`deckgen.cards.cards.make_result`, loaded on first use: extraction and the card stages (their
+    patterns and rule tables, 0.1-0.2 s to import) are not loaded by a build whose entries are all cached, nor by a
+    build's main process while workers make its entries."""
+    from ..cards.cards import make_result as make
+
+    return make(entry)
 
 
 def memo_caches() -> list[Any]:
@@ -123,8 +137,17 @@ _companion: Companion | None = None
 """The companion of the worker this is (set when it starts)."""
 
 
-def _start_worker(companion: Companion | None) -> None:
+def _start_worker(companion: Companion | None, parent: int) -> None:
     global _companion
+    # Started with the stop signals held (see _Workers.make): the parent's handlers, copied by fork, must not run here.
+    exit_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent decides, and stops its workers itself.  SIGTERM and
+    # SIGHUP sent to a worker end it, as they would any process.
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # what the build ignores (nohup), its workers ignore too
+            signal.signal(signum, signal.SIG_IGN if signum == signal.SIGINT else signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     _companion = companion
     # Workers run without the cycle collector too, as the build does (see deckgen.pipeline): making an
     # entry leaves no cyclic garbage (a test holds it to that), and collecting took 6-10% of a worker's time.
@@ -175,9 +198,9 @@ def result_stream(entries: Sequence[Entry], wanted: Sequence[int] | None = None,
         workers = _Workers(jobs, companion if jobs > 1 else None)
         from_workers = workers.make(entries, absent, store, together if jobs > 1 else None)
 
-    def stop() -> None:
+    def stop(now: bool) -> None:
         if workers:
-            workers.stop()
+            workers.stop(now=now)
         store.close()
 
     try:
@@ -185,7 +208,7 @@ def result_stream(entries: Sequence[Entry], wanted: Sequence[int] | None = None,
         present = [i for i in wanted if i not in missing]
         found = list(zip(present, store.get_many([entries[i] for i in present])))
     except BaseException:
-        stop()
+        stop(True)
         raise
     cached = [(index, result) for index, result in found if result is not None]
     progress.advance(len(cached))
@@ -207,10 +230,14 @@ class _Workers:
     """Worker processes making entries in the background from the moment they are sent."""
 
     def __init__(self, jobs: int, companion: Companion | None) -> None:
-        # fork where it is safe and cheap (Linux): workers start with deckgen already imported.
+        import multiprocessing  # here: a build whose entries are all cached starts no process
+        from concurrent.futures import ProcessPoolExecutor
+
+        # fork where it is safe and cheap (Linux): workers start with what this process imported (the card stages
+        # not among them: each worker loads those on its first entry, while this process reads the cache).
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
-                                         initializer=_start_worker, initargs=(companion,))
+                                         initializer=_start_worker, initargs=(companion, os.getpid()))
 
     def make(self, entries: Sequence[Entry], indexes: Sequence[int], store: ResultCache,
              together: Callable[[int], object] | None = None) -> Iterator[Arrival]:
@@ -222,7 +249,9 @@ class _Workers:
             chunks = [indexes[i:i + _CHUNK] for i in range(0, len(indexes), _CHUNK)]
         else:
             chunks = [list(run) for _, run in itertools.groupby(indexes, together)]
-        encoded = self._pool.map(_encoded_results, [[entries[i] for i in chunk] for chunk in chunks])
+        work = [[entries[i] for i in chunk] for chunk in chunks]
+        with signals_held():  # the workers start (fork) here: see _start_worker
+            encoded = self._pool.map(_encoded_results, work)
         return self._arrivals(entries, chunks, encoded, store)
 
     @staticmethod
@@ -242,6 +271,11 @@ class _Workers:
                 store.put(entry, data)
                 yield index, result, companioned
 
-    def stop(self) -> None:
-        """Stop at once (work not started is dropped); again is harmless."""
+    def stop(self, *, now: bool = False) -> None:
+        """Stop when the chunks being made are done (work not started is dropped), or *now*, ending the workers
+        mid-chunk (the build was interrupted); again is harmless."""
+        if now:
+            # ProcessPoolExecutor ends its workers only when their work is done (Python 3.14 adds terminate_workers).
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.kill()
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..files.datadir import data_dir
-from ..text.markup import cloze_plain, deletions, strip_markdown
+from ..text.markup import anki_cards, cloze_plain, deletions, strip_markdown
 from ..text.segment import Segmenter, Token, units
 from ..types import Card, CardKind, norm
 
@@ -634,8 +634,3 @@ def score(candidate: Candidate, findings: list[Finding]) -> float:
 def deletions_of(card: Card) -> tuple[tuple[int, str], ...]:
     """The cloze deletions of *card* (none for a Q/A card)."""
     return _deletions(card.prompt) if card.kind == CardKind.CLOZE else ()
-
-
-def anki_cards(card: Card) -> int:
-    """How many Anki cards a note gives: one per cloze number, one for a Q/A note."""
-    return len({i for i, _ in _deletions(card.prompt)}) if card.kind == CardKind.CLOZE else 1

@@ -19,8 +19,6 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
 
-from ..cards.cards import make_result
-from ..cards.gate import anki_cards
 from ..curriculum.curriculum import (
     Curriculum,
     EntryCurriculum,
@@ -29,10 +27,8 @@ from ..curriculum.curriculum import (
 )
 from ..curriculum.glossary import Glossary
 from ..curriculum.topics import Taxonomy
-from ..extract.findings import review_findings
-from ..text.markup import cloze_to_html, escape, revealed, to_html
+from ..text.markup import anki_cards, cloze_to_html, escape, revealed, to_html
 from ..text.prnumber import own_pr_number
-from ..text.segment import units
 from ..types import Card, CardKind, Entry, Review
 from .lock import BuiltNote
 from .notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
@@ -70,11 +66,15 @@ def entry_notes(review: Review, cards: Sequence[Card], taxonomy: Taxonomy | None
 
 def make_entry_notes(entry: Entry, taxonomy: Taxonomy | None, glossary: Glossary | None) -> EntryNotes:
     """Everything a build makes of one entry: depends on the entry, the taxonomy and the glossary alone."""
+    from ..cards.cards import make_result  # here, not above: a build whose entries are all cached never loads it
+
     return entry_notes(*make_result(entry), taxonomy, glossary)
 
 
 def entry_warnings(review: Review, cards: Sequence[Card]) -> tuple[str, ...]:
     """What a build warns about one entry: no card, and the review's own findings (no verdict, no decision)."""
+    from ..extract.findings import review_findings  # only for a new entry: a cached one keeps its warnings
+
     entry = review.entry
     out = []
     count = sum(anki_cards(c) for c in cards)
@@ -216,6 +216,8 @@ def cloze_context(prompt: str, sentence: str) -> str:
             start = span.start()
         if span.start() < end < span.end():
             end = span.end()
+    from ..text.segment import units  # here: a build whose notes are all cached renders none (and loads no segmenter)
+
     before, after = sentence[:start].rstrip(_TRAILING_PUNCT), sentence[end:].lstrip(_LEADING_PUNCT)
     before = before if units(before) >= MIN_CONTEXT_UNITS else ""
     after = after if units(after) >= MIN_CONTEXT_UNITS else ""

@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cards.gate import anki_cards
-from ..text.markup import deletions
+from ..text.markup import anki_cards, deletions
 from ..types import Card, CardKind
 from .notes import note_fields
 from .notetypes import CLOZE_FIELDS, QA_FIELDS, cloze_model, qa_model

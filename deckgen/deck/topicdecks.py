@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..cards.gate import anki_cards
 from ..curriculum.curriculum import Curriculum
 from ..curriculum.order import NEW, positions_in_order
 from ..curriculum.topics import Taxonomy, Topic, card_topics
 from ..errors import DeckgenError, UnknownTopic
-from ..text.markup import escape
+from ..text.markup import anki_cards, escape
 from ..types import Card, CardKind, Entry
 from .lock import BuiltNote, Lock, LockedNote
 from .notes import Corpus

@@ -16,7 +16,7 @@ from ..files.datadir import data_dir
 from ..text.clauses import clean
 from ..text.markup import without_markers
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
-from ..text.units import Unit, split_units, strip_bold
+from ..text.units import MAX_SENTENCE_CHARS, MAX_UNITS, Unit, cut_overlong, split_units, strip_bold
 from ..types import Entry, Fact, Relation, Review, Verdict, norm
 from .decisions import decision_score
 from .decisions import weights as decision_weights
@@ -118,9 +118,19 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     verdict, phrase = find_verdict(plain)
     finder = finder_for(seg)
     facts: list[Fact] = []
+    # A sentence too long to read whole is read in pieces, and a review of too many is read in part (see
+    # MAX_SENTENCE_CHARS and MAX_UNITS): the build says where.
+    written = split_units(plain, bold)
+    long_sentences = tuple((entry.review_line + plain.count("\n", 0, u.offset), len(u.text))
+                           for u in written if len(u.text) > MAX_SENTENCE_CHARS)
+    pieces = [piece for unit in written for piece in cut_overlong(unit)]
+    unread = None
+    if len(pieces) > MAX_UNITS:
+        unread = (entry.review_line + plain.count("\n", 0, pieces[MAX_UNITS].offset), len(pieces) - MAX_UNITS)
+        del pieces[MAX_UNITS:]
     # Only decisions become facts: verdicts, advice, discussion, background … are cut out first, of each unit
     # and of the lead of an enumeration, which cards show as context ("其设计决策值得学习" is no context).
-    found = [(u, decision_text(u)) for u in split_units(plain, bold)]
+    found = [(u, decision_text(u)) for u in pieces]
     scores = tuple(_clause_scores(found, seg))
     by_clause = dict(scores)
     # A unit the role rules cut whole may still state a decision in words their cue lists lack: the clauses the
@@ -142,7 +152,7 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     steps = [number for number, unit in enumerate(units_, start=1) if unit.family == "seq"]
     facts.extend(replace(f, unit=steps[0]) for f in _procedure_facts(units_, entry))
     return Review(entry, verdict, phrase, _dedupe([*headline_facts(entry, seg), *facts]), find_identifiers(plain),
-                  find_pr_refs(plain), scores)
+                  find_pr_refs(plain), scores, long_sentences, unread)
 
 
 _TRIM = " \t\n，,；;。：:、"

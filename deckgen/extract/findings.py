@@ -17,4 +17,19 @@ def review_findings(review: Review) -> list[SeedFinding]:
         findings.append(SeedFinding(
             entry.path, entry.review_line, Level.WARNING, "no design decision found in the review",
             "name decisions as 1) 2) … or **名称**: 说明, or with connectives such as 采用 X 而非 Y, X，以避免 Y"))
+    if review.long_sentences or review.unread:  # rare: loaded only then (every new entry's warnings come through here)
+        from ..text.units import MAX_SENTENCE_CHARS, MAX_UNITS
+    for line, length in review.long_sentences:
+        findings.append(SeedFinding(
+            entry.path, line, Level.WARNING,
+            f"a sentence of {length:,} characters with no 。！？ to end it: deckgen reads it in pieces of at most "
+            f"{MAX_SENTENCE_CHARS} characters, cut after ；，、 or a space",
+            "end each sentence with 。, or split the review, so that every sentence is read whole"))
+    if review.unread:
+        line, count = review.unread
+        findings.append(SeedFinding(
+            entry.path, line, Level.WARNING,
+            f"the review goes on for {count:,} more sentences and items than the {MAX_UNITS} deckgen reads of one "
+            "review: nothing from here on makes a card",
+            "keep the review to its design decisions, or split it into entries of their own"))
     return findings

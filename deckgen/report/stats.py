@@ -12,11 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..cards.gate import anki_cards
 from ..deck.notes import MIN_CARDS_PER_PR, Corpus, card_tags
 from ..options import DEFAULT_SOURCES
 from ..pipeline import build_corpus
-from ..text.markup import deletions, strip_markdown
+from ..text.markup import anki_cards, deletions, strip_markdown
 from ..text.segment import units
 from ..types import Card, CardKind
 

@@ -25,6 +25,15 @@ MAX_LINE_CHARS = 100_000
 _REVIEW_LIKE_CHARS = 150
 _VERDICT_HINT_RE = re.compile(r"精读|快速浏览|略读|值得")
 
+INVISIBLE_CHARACTERS = ("\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                        "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")
+"""Characters no editor shows, removed from a seed file as it is read: the soft hyphen, zero-width spaces, joiners
+and non-joiners, the word joiner and invisible operators, a byte-order mark inside the text, and the bidirectional
+controls.  Pasted from a web page or a chat, they glue or split words for the segmenter and on the cards, hide where
+a sentence ends (sentences joined by U+200B look separate and are one), and a bidirectional control shows text in
+another order than it is read.  Lines and their numbers are kept."""
+_INVISIBLE_RE = re.compile(f"[{INVISIBLE_CHARACTERS}]+")  # str.translate took 0.3 s on 10,000 entries, a regex 0.02 s
+
 _FORMAT_HINT = "a seed file is: the repository on line 1, then entries of one summary line, a blank line and the review paragraph, separated by blank lines"
 
 
@@ -231,8 +240,12 @@ def parse_seed_text(text: str, path: Path) -> list[Entry]:
 
 
 def scan_seed_text(text: str, path: Path) -> SeedScan:
-    """The entries of one seed file's *text* and every format problem in it (the one place that judges the format)."""
+    """The entries of one seed file's *text* and every format problem in it (the one place that judges the format).
+
+    :data:`INVISIBLE_CHARACTERS` are left out first.
+    """
     findings: list[SeedFinding] = []
+    text = _INVISIBLE_RE.sub("", text)
 
     def error(line: int | None, problem: str, fix: str = "") -> None:
         findings.append(SeedFinding(path, line, Level.ERROR, problem, fix))

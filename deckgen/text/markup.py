@@ -25,6 +25,8 @@ import html
 import re
 from operator import methodcaller
 
+from ..types import Card, CardKind
+
 _CODE_RE = re.compile(r"`([^`\n]+)`")
 _BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
 # Deletions travel between stages as private-use markers, never as ``{{c1::``,
@@ -47,6 +49,15 @@ def deletions(text: str) -> list[tuple[int, str]]:
     if DELETION_OPEN not in text:  # most texts (every Q/A card) have none: skip the regex
         return []
     return [(int(m.group(1)), m.group(2)) for m in _DELETION_RE.finditer(text)]
+
+
+def anki_cards(card: Card) -> int:
+    """How many Anki cards a note gives: one per cloze number, one for a Q/A note.
+
+    Here, beside the deletion markers, rather than with the quality gate that uses it too: the deck counts the cards
+    of every cached note, and loads no card-making code to do it.
+    """
+    return len({i for i, _ in deletions(card.prompt)}) if card.kind == CardKind.CLOZE else 1
 
 
 def revealed(text: str) -> str:

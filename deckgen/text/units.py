@@ -10,8 +10,10 @@ a code span; a count announced before the list ("有三点") must match.
 from __future__ import annotations
 
 import re
+import sys
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _BOUNDARY = r"(?<![^\s：:；;，,。！？!?—])"
 _CN_NUM = "一二三四五六七八九十"
@@ -47,6 +49,20 @@ _CODE_RE = re.compile(r"`[^`\n]+`")
 _SENTENCE_EVENT_RE = re.compile(
     "[" + re.escape("`" + "".join(_OPENERS) + "".join(_OPENERS.values()) + _SENTENCE_END) + "]")
 _ITEM_STOP_RE = re.compile(r"[；;]")
+MAX_SENTENCE_CHARS = 500
+"""The longest sentence or item deckgen reads whole.  A longer one is read in pieces of at most this many characters,
+each cut after its last ；，、：or space (at the limit when the second half of the piece has none), and the build
+warns about it with its line (see :func:`cut_overlong`).  Reading a sentence takes time that grows with the square of
+its length (each connective looks through the rest of its clause): 20,000 characters of 通过 took 65 s to build.
+The longest sentence of every review deckgen has been measured on (seeds/, the development, held-out and written
+reviews, corpus/) is under 250 characters: none is cut."""
+MAX_UNITS = 100
+"""The most sentences and items (pieces of cut sentences included) deckgen reads of one review; the build warns about
+the rest with the line where reading stopped.  Each card candidate of a review is checked against the whole review,
+so a review's time grew with the square of its number of items: 3,000 took 18 s.  No review deckgen has been
+measured on has more than 12."""
+_CUT_AFTER = "；;，,、：: "
+_END = sys.maxsize
 
 
 @dataclass(frozen=True)
@@ -110,19 +126,28 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _CODE_RE.finditer(text)] if "`" in text else []
 
 
+def _inside(ranges: list[tuple[int, int]], position: int) -> bool:
+    """Whether *position* is in one of *ranges* (sorted, not overlapping): a look-up, not a walk through all of them,
+    so a review of thousands of items and code spans is read in linear time."""
+    i = bisect_right(ranges, (position, _END)) - 1
+    return i >= 0 and position < ranges[i][1]
+
+
 def find_markers(text: str) -> list[Marker]:
     code = _code_ranges(text)
     found: list[Marker] = []
+    bullets = 0  # counted as they are found: counting them again for each made a list of bullets quadratic
     for family, pattern in _MARKER_PATTERNS.items():
         needs = _NEEDS.get(family)
         if needs and not any(part in text for part in needs):
             continue
         for match in pattern.finditer(text):
-            if code and any(a <= match.start() < b for a, b in code):
+            if code and _inside(code, match.start()):
                 continue
             ordinal = _ordinal(family, match.group(1))
             if family == "bullet":
-                ordinal = sum(1 for m in found if m.family == "bullet") + 1
+                bullets += 1
+                ordinal = bullets
             found.append(Marker(family, ordinal, match.start(), match.end()))
     return sorted(found, key=lambda m: (m.start, m.family))
 
@@ -262,9 +287,9 @@ def _split_headings(unit: Unit, bold: list[tuple[int, int]]) -> list[Unit]:
     """Cut a prose unit at bold headings inside it (``…有三处：**组提交**：说明；…``)."""
     if unit.ordinal or unit.heading:
         return [unit]
-    starts = [a - unit.offset for a, b in bold
-              if unit.offset <= a < unit.offset + len(unit.text)
-              and unit.text[b - unit.offset : b - unit.offset + 2].lstrip()[:1] in (":", "：")]
+    within = bold[bisect_left(bold, (unit.offset,)):bisect_left(bold, (unit.offset + len(unit.text),))]
+    starts = [a - unit.offset for a, b in within
+              if unit.text[b - unit.offset : b - unit.offset + 2].lstrip()[:1] in (":", "：")]
     if not starts:
         return [unit]
     out = [Unit(unit.text[: starts[0]].strip().rstrip("：:；;，,"), unit.offset)] if starts[0] else []
@@ -292,8 +317,41 @@ def _prose_units(text: str, start: int, stop: int) -> Iterator[Unit]:
         pos = end
 
 
+def cut_overlong(unit: Unit, limit: int = MAX_SENTENCE_CHARS) -> list[Unit]:
+    """*unit*, or its pieces of at most *limit* characters when it is longer (see :data:`MAX_SENTENCE_CHARS`).
+
+    Each piece ends after the last ；，、：or space of its first *limit* characters, or at the limit when the
+    second half has none; never inside a code span that starts in the piece.  The first piece keeps the
+    unit's place in its enumeration and its heading; the others are prose.
+    """
+    text = unit.text
+    if len(text) <= limit:
+        return [unit]
+    code = _code_ranges(text)
+    pieces: list[Unit] = []
+    start = 0
+    while start < len(text):
+        end = len(text)
+        if end - start > limit:
+            window = text[start:start + limit]
+            end = start + max(window.rfind(c) for c in _CUT_AFTER) + 1
+            if end - start <= limit // 2:
+                end = start + limit
+            span = bisect_right(code, (end, _END)) - 1  # the code span the cut would fall in, if any: cut before it
+            if span >= 0 and start < code[span][0] < end < code[span][1]:
+                end = code[span][0]
+        piece = text[start:end]
+        stripped = piece.strip().rstrip("。：:；;，, ")
+        if stripped:
+            offset = unit.offset + start + len(piece) - len(piece.lstrip())
+            pieces.append(replace(unit, text=stripped, offset=offset) if not pieces else Unit(stripped, offset))
+        start = end
+    return pieces
+
+
 def _heading(item: str, offset: int, bold: list[tuple[int, int]]) -> str:
-    for a, b in bold:
+    at = bisect_left(bold, (offset,))  # the bold range starting at *offset*, if any (they are sorted, one per start)
+    for a, b in bold[at:at + 1]:
         if a == offset and item[b - a : b - a + 1] in (":", "：", " ") :
             rest = item[b - a :].lstrip()
             if rest[:1] in (":", "："):

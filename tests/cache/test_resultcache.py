@@ -380,3 +380,22 @@ def test_extractor_version_follows_the_rule_data(tmp_path: Path, monkeypatch: py
     with (rules / "roles.toml").open("a", encoding="utf-8") as handle:
         handle.write("\n# an edit\n")
     assert before is not None and source_version(resultcache.PACKAGE) != before
+
+
+def test_a_later_build_takes_the_noted_version_until_a_file_changes(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The version is worked out from the sources once, then taken from the cache folder by the files' signatures."""
+    package = copy_package(tmp_path)
+    worked_out = source_version(package)
+    resultcache._noted_versions.cache_clear()  # as a new process finds them
+    resultcache._read.clear()
+    real_closure = resultcache._module_closure
+    monkeypatch.setattr(resultcache, "_module_closure", lambda *args: pytest.fail("read the sources again"))
+    assert source_version(package) == worked_out
+    with (package / "cards" / "gate.py").open("a", encoding="utf-8") as f:
+        f.write("\n# an edit\n")
+    monkeypatch.setattr(resultcache, "_module_closure", real_closure)
+    assert source_version(package) not in (worked_out, None)
+    (package / "cards" / "gate.py").unlink()  # gone: the noted version is not taken either
+    monkeypatch.setattr(resultcache, "_module_closure", lambda *args: ({}, {}))
+    assert source_version(package) != worked_out

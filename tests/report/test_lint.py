@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from deckgen.cli import cli
@@ -105,3 +106,25 @@ def test_glossary_option_checks_against_that_glossary(runner: CliRunner, tmp_pat
     assert chosen.stdout == f"{seed}:3: warning: unknown acronym DCP (add a [[term]] for it to {other}, or list it in ignore = [...])\n"
     missing = runner.invoke(cli, ["lint", str(seed), "--glossary", str(tmp_path / "nowhere.toml")])
     assert missing.exit_code == 1 and "nowhere.toml" in missing.stderr and "Traceback" not in missing.output
+
+
+
+_RUN = "\u200b".join(["通过缓存实现复用"] * 100)  # 899 characters as written, 800 once the U+200B are gone
+_ITEMS = "\n".join(f"- 通过 `opt_{n}` 实现复用" for n in range(130))
+
+
+@pytest.mark.parametrize(("review", "line", "warning"), [
+    # A pasted run with no 。！？ (invisible separators do not count) is read in pieces.
+    (f"值得精读。\n{_RUN}。", 6, "a sentence of 800 characters with no 。！？ to end it: deckgen reads it in pieces of at "
+     "most 500 characters, cut after ；，、 or a space (end each sentence with 。, or split the review, so that every "
+     "sentence is read whole)"),
+    # Line 5 is the list's lead, a sentence of its own, then an item a line: the 100 read are the lead and items 0-98.
+    (f"值得精读，关键设计决策：\n{_ITEMS}", 105, "the review goes on for 31 more sentences and items than the 100 "
+     "deckgen reads of one review: nothing from here on makes a card (keep the review to its design decisions, or "
+     "split it into entries of their own)"),
+], ids=["long-sentence", "too-many-items"])
+def test_what_deckgen_does_not_read_whole_is_a_warning_at_its_line(runner: CliRunner, tmp_path: Path, review: str,
+                                                                   line: int, warning: str) -> None:
+    seed = write_seed(tmp_path, "w.txt", f"o/r\n\n调整缓存。\n\n{review}\n")
+    result = runner.invoke(cli, ["lint", str(seed)])
+    assert (result.exit_code, result.stdout) == (0, f"{seed}:{line}: warning: {warning}\n")

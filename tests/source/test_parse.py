@@ -8,6 +8,7 @@ import pytest
 
 from deckgen.errors import SeedError
 from deckgen.source.parse import (
+    INVISIBLE_CHARACTERS,
     find_seed_files,
     parse_corpus,
     parse_seed_file,
@@ -178,3 +179,13 @@ def test_duplicate_pr_across_files_later_file_wins(tmp_path: Path) -> None:
         f"{a}:3: warning: duplicate PR: {b}:7 has the same repository and summary; "
         "the later file's entry is used and this one is ignored (remove one of the two entries)"]
     assert [(e.path, e.review) for e in scan.entries] == [(b, "评论"), (b, "新评论")]
+
+
+def test_invisible_characters_are_left_out_and_lines_kept() -> None:
+    """Zero-width spaces, joiners, a stray BOM, soft hyphens and bidi controls, pasted in: gone, line numbers as they were."""
+    hidden = "".join(INVISIBLE_CHARACTERS)
+    text = f"o/r\n\n修复\u200b A\u2060\n\n采用\u200b缓存\u200d而非\u00ad重算\ufeff。\n第二行\u202e反转\u202c。\n\n{hidden}\n\n修复 B\n\n评论\n"
+    first, second = parse_seed_text(text, Path("x.txt"))
+    assert (first.title, first.review, first.review_line) == ("修复 A", "采用缓存而非重算。\n第二行反转。", 5)
+    assert (second.title, second.title_line) == ("修复 B", 10)  # a line of invisible characters only is blank
+    assert not any(c in e.title + e.review for e in (first, second) for c in hidden)

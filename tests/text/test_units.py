@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deckgen.text.units import split_units, strip_bold
+from deckgen.text.units import Unit, cut_overlong, split_units, strip_bold
 
 
 def items(text: str) -> list[str]:
@@ -89,3 +89,31 @@ def test_an_enumeration_opening_right_after_its_subject_and_shi_after_a_step_wor
     assert len(split_units("统一是一个目标，没有第二点。", [])) == 1  # a lone 一是 is no list
     steps = split_units("首先是“分数修改函数”：用户只写标量函数；其次是“块稀疏掩码”：跳过整块。", [])
     assert [u.text for u in steps] == ["“分数修改函数”：用户只写标量函数", "“块稀疏掩码”：跳过整块"]
+
+
+def test_a_unit_no_longer_than_the_limit_is_read_whole() -> None:
+    unit = Unit("采用缓存而非重算，以避免重复构造", 7, ordinal=2, heading="缓存")
+    assert cut_overlong(unit, limit=len(unit.text)) == [unit]
+
+
+def test_an_overlong_sentence_is_cut_after_its_last_break_within_the_limit() -> None:
+    text = "通过缓存实现复用，" * 30  # 270 characters, a comma every 9
+    pieces = cut_overlong(Unit(text, 100, ordinal=1, lead="要点", heading="缓存"), limit=50)
+    assert all(len(p.text) <= 50 for p in pieces) and len(pieces) == 6
+    assert {p.text for p in pieces} == {"通过缓存实现复用，" * 4 + "通过缓存实现复用"}  # five clauses each, the comma dropped
+    assert [p.offset for p in pieces] == [100, 145, 190, 235, 280, 325]  # each where it starts in the review
+    # The first piece keeps the unit's place in its list; the others are prose.
+    assert (pieces[0].ordinal, pieces[0].lead, pieces[0].heading) == (1, "要点", "缓存")
+    assert {(p.ordinal, p.lead, p.heading) for p in pieces[1:]} == {(0, "", "")}
+
+
+def test_a_run_with_no_break_is_cut_at_the_limit_but_not_inside_code() -> None:
+    pieces = cut_overlong(Unit("通过" * 40 + "`a_b`" + "通过" * 40, 0), limit=83)
+    assert [p.text for p in pieces] == ["通过" * 40, "`a_b`" + "通过" * 39, "通过"]
+
+
+def test_thousands_of_items_and_code_spans_are_all_found() -> None:
+    """Found in a walk through the text, not a walk per marker through every code span (3,000 items took seconds)."""
+    review = "设计要点：\n" + "\n".join(f"- 复用 `opt_{n}` 实例" for n in range(3000))
+    found = [u for u in split_units(*strip_bold(review)) if u.ordinal]
+    assert [u.ordinal for u in found] == list(range(1, 3001)) and found[-1].text == "复用 `opt_2999` 实例"
