@@ -273,8 +273,8 @@ class CardMaker:
         card = Card(entry=entry, kind=CardKind.HEADLINE, key=key, prompt=question, answer=fact.detail, cue=cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict, relation=fact.relation)
         rank = _HEADLINE_RANK.get(fact.marker, 2.0)
-        self.candidates.append(Candidate(card, rank, entry.review, LAST_RESORT if fact.marker == "verb" else "headline",
-                                         unit=0))
+        about = LAST_RESORT if fact.marker == "verb" else f"headline:{norm(fact.detail)}"
+        self.candidates.append(Candidate(card, rank, entry.review, about, unit=0))
 
     def slot(self, fact: Fact) -> None:
         """A phrase of a decision asked in place: the review's clause with 什么/哪里/多少 where the phrase stood."""

@@ -162,7 +162,7 @@ class _Summary:
                 if slot.marker in ("object", "instrument", "place") and (number or not self.facts):
                     shown = slot.subject if not number else f"{main[0]}，{slot.subject}"
                     self.fact("slot", shown, slot.detail, slot.verb)  # 接入什么作为新的注意力后端？
-        if not self.facts and not goals and len(main) >= 2:
+        if not goals and len(main) >= 2:  # the summary's second clause: its own card, asked after the first
             then = _ALSO.sub("", main[1])
             verb = self.opens_with(then, self.rules.adding)
             if verb:  # "MRV2 支持 prompt embeds，新增 Triton 叠加 kernel": what was added for it
