@@ -437,7 +437,7 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
     findings = []
     for label, text in pieces.items():
         plain = _plain(text).strip()
-        if plain.startswith(BAD_START) or (label != "question" and _ends_mid_phrase(plain, seg)):
+        if plain.startswith(BAD_START) or (label != "question" and ends_mid_phrase(plain, seg)):
             findings.append(Finding("A5", REJECT, f"{label} is a broken fragment: '{plain}'"))
         elif label.startswith("deletion") and plain.startswith(_COMPLEMENT_START):
             # "内建被替换{{为解释器版本的 builder}}": the gap took the verb's complement along
@@ -450,7 +450,7 @@ def check_fragments(card: Card, seg: Segmenter) -> list[Finding]:
     return findings
 
 
-def _ends_mid_phrase(text: str, seg: Segmenter) -> bool:
+def ends_mid_phrase(text: str, seg: Segmenter) -> bool:
     """Whether *text* ends in a word that needs more after it (的, 和, 将, 向 …): as a word, so 前向 ends in none."""
     if not text.endswith(BAD_END):
         return False

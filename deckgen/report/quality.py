@@ -31,7 +31,8 @@ from typing import Any
 
 from ..errors import DeckgenError
 from ..options import BuildOptions
-from ..cards.gate import BAD_END, BAD_START, balanced
+from ..cards.gate import BAD_START, balanced, ends_mid_phrase
+from ..text.segment import get_segmenter
 from ..deck.notes import Corpus, note_fields
 from ..pipeline import build_corpus
 from ..text.markup import cloze_plain, deletions, strip_markdown
@@ -169,7 +170,8 @@ def rendering_problems(card: AnkiCard) -> list[str]:
         problems.append("unbalanced")
     answers = [visible(strip_markdown(t)) for t in card.tested]
     question = fields[0].strip() if card.card.kind != CardKind.CLOZE else ""
-    if any(a.strip().startswith(BAD_START) or a.strip().endswith(BAD_END) for a in answers) \
+    seg = get_segmenter()
+    if any(a.strip().startswith(BAD_START) or ends_mid_phrase(a.strip(), seg) for a in answers) \
             or (question and question.startswith(BAD_START)):
         problems.append("mid-phrase")
     shown = norm(f"{card.card.cue} {front}")
