@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from deckgen.cards.cards import make_candidates  # noqa: E402
 from deckgen.cards.gate import warnings_unless_rejected  # noqa: E402
 from deckgen.cards.rank import RANKER_FILE, features  # noqa: E402
-from deckgen.cards.select import select_cards  # noqa: E402
+from deckgen.cards.select import NO_OTHER_CARD, select_cards  # noqa: E402
 from deckgen.extract.extract import extract_review  # noqa: E402
 from deckgen.report.quality import anki_cards, plain, read_gold, score_pr  # noqa: E402
 from deckgen.source.parse import parse_corpus  # noqa: E402
@@ -63,6 +63,8 @@ def load(folder: Path) -> list[dict]:
         keys = keys_of(pr)
         examples = []
         for candidate in candidates:
+            if candidate.fact == NO_OTHER_CARD:
+                continue  # never ranked: the card of a PR that gets no other
             findings = warnings_unless_rejected(candidate.card, seg)
             if findings is None:
                 continue

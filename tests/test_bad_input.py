@@ -203,9 +203,9 @@ def test_review_with_no_verdict_and_no_decision_still_builds(runner: CliRunner, 
     seed = write_seed(tmp_path, "thin.txt", "o/r\n\n更新文档中的示例。\n\n顺手改了几处错别字。\n")
     result = build(runner, seed, out=out)
     assert_built(result, out)
+    # The summary's change is still a card (every PR gets one): no "no card for this PR" warning, but the review's
+    # lacks are named.
     assert result.stderr.splitlines() == [
-        f"Warning: {seed}:3: no card for this PR; its review states no design decision deckgen can read "
-        "(name each decision: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y，以 Z)",
         f"Warning: {seed}:5: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review "
         "(say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读)",
         f"Warning: {seed}:5: no design decision found in the review "

@@ -28,7 +28,7 @@ from ..text.prnumber import own_pr_number
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
 from .gate import BOOST_VERB, GENERIC, Candidate
-from .select import LAST_RESORT, MAX_CARDS_PER_PR, select_cards
+from .select import LAST_RESORT, MAX_CARDS_PER_PR, NO_OTHER_CARD, select_cards
 
 CLOZE_TERMS = ("step", "code", "headline")
 """Which key phrases found on their own become cloze gaps: procedure steps and code identifiers.  Quoted names,
@@ -254,6 +254,19 @@ class CardMaker:
 
     # -- one method per relation ------------------------------------------------------
 
+    def whole_change(self) -> None:
+        """The summary's change whole, under the repository's cue: the card of a PR that gets no other."""
+        entry = self.review.entry
+        core = core_of(entry.title)
+        if not core:
+            return
+        key = f"{CardKind.HEADLINE.value}:whole:{norm(core)}"
+        question = _pick(key, TEMPLATES["headline_whole"])
+        card = Card(entry=entry, kind=CardKind.HEADLINE, key=key, prompt=question, answer=core,
+                    cue=entry.repo.split("/")[-1], sentence=entry.title, line=entry.title_line,
+                    verdict=self.review.verdict, relation=Relation.HEADLINE)
+        self.candidates.append(Candidate(card, 1.0, entry.review, NO_OTHER_CARD, unit=0))
+
     def headline(self, fact: Fact) -> None:
         """The change the PR summary states, asked from its goal or object under the repository's cue."""
         family = f"headline_{fact.marker}"
@@ -471,6 +484,7 @@ class CardMaker:
 def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candidate]:
     """Every card deckgen could make for *review*, before the gate."""
     maker = CardMaker(review, seg or get_segmenter())
+    maker.whole_change()
     for fact in review.facts:
         if fact.relation != Relation.TERM:
             maker.add_fact(fact)

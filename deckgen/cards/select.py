@@ -31,6 +31,9 @@ CARDS_BY_VERDICT = {Verdict.DEEP: MAX_CARDS_PER_PR, Verdict.UNKNOWN: 6, Verdict.
 CARDS_PER_DECISION = 2
 """Cards of one decision (one sentence or enumeration item of the review) at most."""
 LAST_RESORT = "headline:last resort"
+NO_OTHER_CARD = "headline:no other card"
+"""The fact of the summary's whole-change card (该 PR 做了什么改动？ → the summary): taken only by a PR that would
+otherwise get no card at all, so that every PR has one."""
 """The fact of a summary's last-resort card (its cloze, or 该 PR V了什么？): taken only when no other card of the
 summary passes the quality gate."""
 REASON_FLOOR = 0.1
@@ -76,6 +79,9 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
             ranked.append((value, index, candidate))
         if candidate.card.kind == CardKind.WHY and chance >= REASON_FLOOR:
             reasons.append((value, index, candidate))
+    whole = [item for item in firsts if item[2].fact == NO_OTHER_CARD]
+    firsts = [item for item in firsts if item[2].fact != NO_OTHER_CARD]
+    ranked = [item for item in ranked if item[2].fact != NO_OTHER_CARD]
     if any(c.unit == 0 and c.fact != LAST_RESORT for _, _, c in firsts):
         firsts = [item for item in firsts if item[2].fact != LAST_RESORT]
     ranked = [item for item in ranked if item[2].fact != LAST_RESORT]
@@ -97,7 +103,8 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
             if twin and chosen.fits(twin[2].card):
                 value, index, candidate = twin
             chosen.take(index, replace(candidate.card, score=value), candidate.fact)
-    # Round 2, best first: the best card of each other clause of a unit, since one long sentence may state
+    # Round 2, best first: the best card of each other clause of a unit (and of the summary, but not its
+    # "具体怎么做" card, whose answer is only the rest of the summary: seeds/ review), since one long sentence may state
     # several decisions ("…改为 X，Y 默认关闭，Z 保留原行为"), but not a fact already asked the other way.
     # Round 3: why a decision with a card was made, of another fact (…，确保了 CUDA 图捕获和重放的安全性): learners
     # missed the reasons most (blind reviews r1, r2, seeds), and the card model, trained on gold keys that name
@@ -113,7 +120,7 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
             taken = chosen.per_decision(card)
             if taken >= CARDS_PER_DECISION or (round_ == "clause" and taken):
                 continue
-            if card.kind == CardKind.HEADLINE and (round_ != "clause" or value < 10 * floor):
+            if card.kind == CardKind.HEADLINE and (round_ != "clause" or value < 10 * floor or ":then:" in card.key):
                 continue  # a second headline card only asks another clause of the summary (…，涵盖 AVX512/AMX 内核移植)
             if round_ in ("clause", "fact", "reason") and candidate.fact in chosen.facts:
                 continue
@@ -129,6 +136,9 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
                     continue
             if chosen.fits(card):
                 chosen.take(index, replace(card, score=value), candidate.fact)
+    if not chosen.cards and whole:
+        value, index, candidate = whole[0]
+        chosen.take(index, replace(candidate.card, score=value), candidate.fact)
     return chosen.in_candidate_order()
 
 
