@@ -31,11 +31,11 @@ CARDS_BY_VERDICT = {Verdict.DEEP: MAX_CARDS_PER_PR, Verdict.UNKNOWN: 6, Verdict.
 CARDS_PER_DECISION = 2
 """Cards of one decision (one sentence or enumeration item of the review) at most."""
 LAST_RESORT = "headline:last resort"
+"""The fact of a summary's last-resort card (its cloze, or 该 PR V了什么？): taken only when no other card of the
+summary passes the quality gate."""
 NO_OTHER_CARD = "headline:no other card"
 """The fact of the summary's whole-change card (该 PR 做了什么改动？ → the summary): taken only by a PR that would
 otherwise get no card at all, so that every PR has one."""
-"""The fact of a summary's last-resort card (its cloze, or 该 PR V了什么？): taken only when no other card of the
-summary passes the quality gate."""
 REASON_FLOOR = 0.1
 """The least probability of a card asking why a decision with a card was made (round 3 of :func:`select_cards`)."""
 _NEAR_REPEAT = 0.8
@@ -64,27 +64,41 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
     ranked: list[tuple[float, int, Candidate]] = []
     firsts: list[tuple[float, int, Candidate]] = []
     reasons: list[tuple[float, int, Candidate]] = []
-    for index, candidate in enumerate(candidates):
+    fallbacks: list[tuple[int, Candidate]] = []
+
+    def assess(index: int, candidate: Candidate) -> tuple[float, float, bool] | None:
+        """The candidate's value and probability, and whether it may be a unit's first card; None: rejected."""
         findings = warnings_unless_rejected(candidate.card, seg)
         if findings is None:
-            continue
+            return None
         value = score(candidate, findings)
         chance = 1.0
         if table:
             chance = probability(features(candidate.card, [f.check for f in findings], seg, scores), table)
             value = round(10 * chance + 0.01 * value, 4)
-        if candidate.card.kind == CardKind.HEADLINE or not table or unit_score(candidate.card, scores) >= unit_floor:
+        first = candidate.card.kind == CardKind.HEADLINE or not table or unit_score(candidate.card, scores) >= unit_floor
+        return value, chance, first
+
+    for index, candidate in enumerate(candidates):
+        if candidate.fact in (LAST_RESORT, NO_OTHER_CARD):
+            fallbacks.append((index, candidate))  # gated only if needed: most PRs have a better card
+            continue
+        assessed = assess(index, candidate)
+        if assessed is None:
+            continue
+        value, chance, first = assessed
+        if first:
             firsts.append((value, index, candidate))
         if candidate.card.kind == CardKind.HEADLINE or chance >= floor:
             ranked.append((value, index, candidate))
         if candidate.card.kind == CardKind.WHY and chance >= REASON_FLOOR:
             reasons.append((value, index, candidate))
-    whole = [item for item in firsts if item[2].fact == NO_OTHER_CARD]
-    firsts = [item for item in firsts if item[2].fact != NO_OTHER_CARD]
-    ranked = [item for item in ranked if item[2].fact != NO_OTHER_CARD]
-    if any(c.unit == 0 and c.fact != LAST_RESORT for _, _, c in firsts):
-        firsts = [item for item in firsts if item[2].fact != LAST_RESORT]
-    ranked = [item for item in ranked if item[2].fact != LAST_RESORT]
+    if not any(c.unit == 0 for _, _, c in firsts):
+        for index, candidate in fallbacks:
+            if candidate.fact == LAST_RESORT:
+                assessed = assess(index, candidate)
+                if assessed is not None and assessed[2]:
+                    firsts.append((assessed[0], index, candidate))
     if not firsts and not ranked and candidates:
         passing = [(0.0, i, c) for i, c in enumerate(candidates) if warnings_unless_rejected(c.card, seg) is not None]
         firsts = passing[:1]  # every PR gets a card: its first that passes the gate
@@ -136,9 +150,11 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
                     continue
             if chosen.fits(card):
                 chosen.take(index, replace(card, score=value), candidate.fact)
-    if not chosen.cards and whole:
-        value, index, candidate = whole[0]
-        chosen.take(index, replace(candidate.card, score=value), candidate.fact)
+    for index, candidate in fallbacks if not chosen.cards else ():
+        assessed = assess(index, candidate) if candidate.fact == NO_OTHER_CARD else None
+        if assessed is not None and assessed[2]:
+            chosen.take(index, replace(candidate.card, score=assessed[0]), candidate.fact)
+            break
     return chosen.in_candidate_order()
 
 

@@ -86,7 +86,8 @@ class Rules:
     decision_patterns: tuple[re.Pattern[str], ...]
     design_leads: tuple[str, ...]
     pivots: tuple[str, ...]
-    rewrites: tuple[tuple[re.Pattern[str], str], ...]
+    rewrites: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...]
+    """Pattern, replacement, and words one of which the text must hold for the pattern to be tried (none: any text)."""
     labels: frozenset[str]
     label_patterns: tuple[re.Pattern[str], ...]
 
@@ -104,7 +105,8 @@ def rules() -> Rules:
                            _compiled(r.get("patterns", [])), _compiled(r.get("tails", [])), tuple(r.get("speech", ())))
                   for r in data["role"])
     decision = data["decision"]
-    rewrites = tuple((re.compile(pattern), replacement) for pattern, replacement in data["rewrites"]["rules"])
+    rewrites = tuple((re.compile(rule[0]), rule[1], tuple(rule[2]) if len(rule) > 2 else ())
+                     for rule in data["rewrites"]["rules"])
     return Rules(_compiled(data["frames"]["patterns"]), roles, tuple(decision["cues"]),
                  _compiled(decision.get("patterns", [])), tuple(decision["leads"]), tuple(decision.get("pivots", ())),
                  rewrites, frozenset(data["names"]["labels"]), _compiled(data["names"]["patterns"]))
@@ -228,8 +230,9 @@ def decision_text(unit: Unit) -> str:
     Empty when the unit states no decision.  The parts kept stay in order, each with the punctuation after it.
     """
     text = unit.text
-    for pattern, replacement in rules().rewrites:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement, needs in rules().rewrites:
+        if not needs or any(word in text for word in needs):
+            text = pattern.sub(replacement, text)
     if opening_role(text):
         return ""
     kept: list[str] = []
