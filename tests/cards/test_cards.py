@@ -156,3 +156,13 @@ def test_what_a_thing_was_merged_into_leaves_the_closing_verb_out() -> None:
 def test_the_new_implementation_is_the_pr_and_its_effect_makes_no_card() -> None:
     cards = _cards_of("重写解释器模式", "值得快速浏览。新实现让 `@triton.jit` 函数直接作为 Python 执行，张量运算落到 numpy 数组上。")
     assert not [c for c in cards if c[2] in ("新实现", "Python")]
+
+
+def test_a_headline_asking_what_the_subject_now_does_keeps_the_verb_whole() -> None:
+    """"X 支持/引入/改为 Y 做法": asked "X 支持的是什么做法？", never "X 支持成了什么做法？" (only 改/换 take 成)."""
+    summaries = ["ggml 支持在运行时动态加载后端库", "llama-server 支持通过 Jinja 模板渲染聊天格式",
+                 "Dynamo 引入按需重新编译的自动动态形状", "check-wheel-size.py 改为从环境变量读取体积上限"]
+    for summary in summaries:
+        headlines = [(q, a) for kind, q, a in _cards_of(summary, "值得快速浏览。") if kind == "headline"]
+        assert headlines and all(q.endswith("什么做法？") for q, _ in headlines), (summary, headlines)
+        assert not [q for q, _ in headlines if "成了什么" in q], (summary, headlines)
