@@ -27,8 +27,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from deckgen.extract.decisions import DECISIONS_FILE, clause_features, probability  # noqa: E402
 from deckgen.extract.extract import unit_clauses  # noqa: E402
 from deckgen.extract.roles import decision_text  # noqa: E402
-from deckgen.report.quality import plain, read_gold  # noqa: E402
-from deckgen.source.parse import parse_corpus  # noqa: E402
+from deckgen.report.quality import decision_keys, labelled_entries, plain  # noqa: E402
 
 from deckgen.text.markup import without_markers  # noqa: E402
 from deckgen.text.segment import get_segmenter  # noqa: E402
@@ -48,13 +47,9 @@ def learn(data: list[tuple[list[str], int]]) -> dict[str, float]:
 def examples(folder: Path) -> list[tuple[str, list[str], int, int]]:
     """(file, features, label, rules' prediction) for every labelled clause of the corpus in *folder*."""
     seg = get_segmenter()
-    gold = {(g["file"], g["title"]): g for g in read_gold(folder / "gold")}
     out = []
-    for entry in parse_corpus([folder / "seeds"]):
-        pr = gold.get((entry.path.name, entry.title))
-        if pr is None:
-            continue
-        keys = [plain(k) for d in pr["decisions"] for k in [d["key"], *d.get("alt_keys", [])]]
+    for entry, pr in labelled_entries(folder):
+        keys = [k for d in pr["decisions"] for k in decision_keys(d)]
         nots = [plain(p) for p in pr.get("not_decisions", [])]
         text, bold = strip_bold(without_markers(entry.review))
         for number, unit in enumerate(split_units(text, bold)):

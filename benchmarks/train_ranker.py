@@ -28,8 +28,7 @@ from deckgen.cards.gate import warnings_unless_rejected  # noqa: E402
 from deckgen.cards.rank import RANKER_FILE, features  # noqa: E402
 from deckgen.cards.select import NO_OTHER_CARD, select_cards  # noqa: E402
 from deckgen.extract.extract import extract_review  # noqa: E402
-from deckgen.report.quality import anki_cards, plain, read_gold, score_pr  # noqa: E402
-from deckgen.source.parse import parse_corpus  # noqa: E402
+from deckgen.report.quality import anki_cards, decision_keys, labelled_entries, score_pr  # noqa: E402
 
 from deckgen.text.segment import get_segmenter  # noqa: E402
 from logistic import FOLDS, fold_of, train  # noqa: E402  (benchmarks/logistic.py)
@@ -45,22 +44,14 @@ def learn(data: list[tuple[list[str], int]]) -> dict[str, float]:
     return train(data, l2=L2, epochs=EPOCHS, rate=RATE)
 
 
-def keys_of(pr: dict) -> list[str]:
-    return [plain(k) for d in pr["decisions"] for k in [d["key"], *d.get("alt_keys", [])]]
-
-
 def load(folder: Path) -> list[dict]:
     """Per PR: its file, gold, candidates, and each passing candidate's features and label."""
     seg = get_segmenter()
-    gold = {(g["file"], g["title"]): g for g in read_gold(folder / "gold")}
     prs = []
-    for entry in parse_corpus([folder / "seeds"]):
-        pr = gold.get((entry.path.name, entry.title))
-        if pr is None:
-            continue
+    for entry, pr in labelled_entries(folder):
         review = extract_review(entry, seg)
         candidates = make_candidates(review, seg)
-        keys = keys_of(pr)
+        keys = [k for d in pr["decisions"] for k in decision_keys(d)]
         examples = []
         for candidate in candidates:
             if candidate.fact == NO_OTHER_CARD:

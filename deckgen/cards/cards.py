@@ -23,7 +23,7 @@ from ..extract.headline import core_of
 from ..extract.slots import GAP
 from ..files.datadir import data_dir
 from ..text.clauses import PRONOUN_RE, is_self_reference
-from ..text.markup import deletion
+from ..text.markup import CODE_SPAN, deletion
 from ..text.prnumber import own_pr_number
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
@@ -461,7 +461,7 @@ class CardMaker:
 
     def _means(self, fact: Fact) -> None:
         x, y = fact.subject, fact.detail
-        code = _CODE_SPAN.search(fact.name)
+        code = CODE_SPAN.search(fact.name)
         if is_generic(x) and code:  # "X() 的设计——用最小改动保证 Y": the mechanism is X(), not "最小改动"
             self.qa(replace(fact, subject=code.group(0), name=""), CardKind.HOW, "means_code", code.group(0), y, y=y)
             return
@@ -498,7 +498,6 @@ _WAY_OPENERS = frozenset({"在", "当", "于", "从", "对", "把", "将", "被"
                           "直接", "先", "再", "每", "各", "不", "自动", "统一"})
 _BA_TOPIC = re.compile(r"^(?:把|将)?(.+?)((?:改为|改成|换成|放在|放到|移到|挪到|交给|统一到|集中到|改由).+)$")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
-_CODE_SPAN = re.compile(r"`[^`]+`")
 _DONE_TAIL = re.compile(r"\s*(?:来)?(?:完成|实现|进行)$")
 _NAMED_CONTRAST = re.compile(r"而非|而不是|不再|取代|替代")
 _MIGRATION = ("从", "原先")

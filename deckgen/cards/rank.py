@@ -13,21 +13,21 @@ from __future__ import annotations
 import json
 import math
 import re
+import tomllib
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..files.datadir import data_dir
+from ..text.markup import CODE_SPAN
 from ..text.segment import Segmenter, units
 from ..types import Card, CardKind
 
 RANKER_FILE = "ranker.json"
 _ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/+-]*")
-_CODE = re.compile(r"`[^`]+`")
 _DIGIT = re.compile(r"\d")
-_CONTRAST = re.compile(r"而非|而不是|不再|取代|替代|代替|改为|改用|换成")
-_REASON = re.compile(r"以便?|为了|从而|避免|防止|确保|保证|因为|由于|所以|因此")
-_PROBLEM = re.compile(r"只能|无法|导致|问题|崩溃|错误|失败|不得不")
+_CUES = tomllib.loads((data_dir("rules") / "ranker.toml").read_text(encoding="utf-8"))
+_CONTRAST, _REASON, _PROBLEM = (re.compile("|".join(_CUES[name])) for name in ("contrast", "reason", "problem"))
 
 
 def _bucket(n: int, edges: Iterable[int]) -> str:
@@ -78,7 +78,7 @@ def features(card: Card, warnings: Iterable[str], seg: Segmenter,
         f"last_pos={last or '-'}",
         f"sentence_units{_bucket(units(sentence), (15, 30, 60, 100))}",
     ]
-    if _CODE.search(card.answer):
+    if CODE_SPAN.search(card.answer):
         found.append("answer_code")
     if _ASCII.search(answer):
         found.append("answer_latin")

@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..text.markup import CODE_SPAN
 from ..text.segment import Segmenter
 from ..types import Card, CardKind, Verdict, norm
 from .gate import Candidate, anki_cards, deletions_of, score, warnings_unless_rejected
@@ -113,7 +114,7 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
         if card.sentence not in chosen.units and chosen.fits(card):
             # A name of code asked in its own sentence is the same fact as a cloze, and a deck of one format
             # teaches the template (card-quality §1.6): the cloze is taken instead.
-            twin = clozes.get((card.sentence, card.answer)) if _CODE.fullmatch(card.answer) else None
+            twin = clozes.get((card.sentence, card.answer)) if CODE_SPAN.fullmatch(card.answer) else None
             if twin and chosen.fits(twin[2].card):
                 value, index, candidate = twin
             chosen.take(index, replace(candidate.card, score=value), candidate.fact)
@@ -158,7 +159,6 @@ def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_C
     return chosen.in_candidate_order()
 
 
-_CODE = re.compile(r"`[^`]+`")
 _NAMED = re.compile(r"[“「`]")
 """An answer that names the decision: a quoted name or a code span."""
 

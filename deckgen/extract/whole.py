@@ -10,35 +10,40 @@ unit's finer cards.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable
 
+from ..files.datadir import data_dir
 from ..text.clauses import clean
+from ..text.markup import CODE_SPAN
 from ..text.segment import Segmenter, units
 from ..types import Fact, Relation
 from .roles import has_decision_cue
 
 _LONGEST_ANSWER = 35
 _CLAUSES = re.compile(r"[，,；;。：]|:(?=\s)")
-_NOT_A_CHOICE = re.compile(r"^(?:以便?|为了|从而|进而|避免|防止|以免|确保|保证|因为|由于|所以|因此|这样|使得?|让|但|而|也|即|"
-                           r"它|其|这|那|此|该(?!\s*PR)|上述|前者|后者|否则|如果|若|虽然|尽管)")
-_PLACE = re.compile(r"(?:时|时候|中|上|里|内|下|前|后|之前|之后|期间|阶段|场景下|情况下)$")
-_PLACE_OPENER = re.compile(r"^(?:在|当|对于|对|针对|遇到|一旦)")
-_MANNER = frozenset({"手动", "自动", "异步", "同步", "动态", "静态", "默认", "隐式", "显式", "按需", "批量", "原地", "统一",
-                     "直接", "单独", "分别", "额外", "一次性", "逐个", "逐层", "提前", "延迟"})
-"""Words that say how before a verb, though jieba may tag them as nouns (激活动态算出 X: 动态 goes with 算出)."""
-_PURPOSE_HEAD = re.compile(r"^(?:为了?|以便?|用于)(?!止)")
-"""A head that says what for ("为区分阶段在 X 上"): the purpose is its own card, not what the clause is about."""
-_CODE = re.compile(r"`[^`]+`")
-_HEDGE = re.compile(r"^(?:可能|也许|或许|会|能|可以|需要|应该|要)")
-"""What may happen, or needs to, is no choice made ("一次 `match_prefix` 可能触发两次节点切分")."""
-_SPEECH = re.compile(r"坦言|认为|表示|指出|提到|建议|担心|质疑")
-_TOPIC_VERBS = ("改为", "改成", "改用", "换成", "新增", "加了", "增加", "统一", "只")
+_RULES = tomllib.loads((data_dir("rules") / "whole.toml").read_text(encoding="utf-8"))
+
+
+def _any(name: str, head: str = "", tail: str = "") -> re.Pattern[str]:
+    """The alternatives of the rule list *name*, between *head* and *tail*."""
+    return re.compile(f"{head}(?:{'|'.join(_RULES[name])}){tail}")
+
+
+_NOT_A_CHOICE = _any("not_a_choice", "^")
+_PLACE = _any("place_ends", tail="$")
+_PLACE_OPENER = _any("place_openers", "^")
+_MANNER = frozenset(_RULES["manner"])
+_PURPOSE_HEAD = re.compile(_RULES["purpose_head"])
+_CODE = CODE_SPAN
+_HEDGE = _any("hedges", "^")
+_SPEECH = _any("speech")
+_TOPIC_VERBS = tuple(_RULES["topic_verbs"])
 _LATIN = re.compile(r"[A-Za-z_]{2,}")
-_THEN = re.compile(r"^(?:此时|这时|这种情况下|于是|则|从此|随后)\s*")
-_FRAME_WORD = re.compile(r"(?:核心|关键|主要|整体|新|旧)?(?:思路|做法|方案|改动|设计|实现|修复|处理|决策)")
-"""A frame's word (做法, 思路): its own cards ask how the PR did what its summary says, never 「做法」."""
-_CONTRAST_NAME = re.compile(r"而非|而不是|不再|取代|替代")
-_LEADING = re.compile(r"^(?:并且|并|同时|此外|另外|还|也|再|于是|因此|所以|则|就)\s*")
+_THEN = _any("then", "^", r"\s*")
+_FRAME_WORD = re.compile(_RULES["frame_word"])
+_CONTRAST_NAME = _any("contrast")
+_LEADING = _any("leading", "^", r"\s*")
 
 
 def whole_facts(body: str, line: int, seg: Segmenter, name: str = "", item: bool = False,

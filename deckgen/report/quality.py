@@ -37,7 +37,8 @@ from ..deck.notes import Corpus, note_fields
 from ..pipeline import build_corpus
 from ..text.markup import cloze_plain, deletions, strip_markdown
 from .preview import deck_cards
-from ..types import Card, CardKind, norm
+from ..source.parse import parse_corpus
+from ..types import Card, CardKind, Entry, norm
 
 GoldPr = dict[str, Any]
 """One PR of a gold file, as JSON gives it."""
@@ -76,6 +77,20 @@ def read_gold(path: Path) -> list[GoldPr]:
     return [pr for f in files for pr in json.loads(f.read_text(encoding="utf-8"))]
 
 
+def decision_keys(decision: dict[str, Any]) -> list[str]:
+    """What a card must show to test a gold decision: its key or one of its alt_keys, in plain text."""
+    return [plain(k) for k in [decision["key"], *decision.get("alt_keys", [])]]
+
+
+def labelled_entries(folder: Path) -> Iterator[tuple[Entry, GoldPr]]:
+    """The entries of a labelled corpus (*folder* with ``seeds/`` and ``gold/``) that have gold, with it."""
+    gold = {(pr["file"], pr["title"]): pr for pr in read_gold(folder / "gold")}
+    for entry in parse_corpus([folder / "seeds"]):
+        pr = gold.get((entry.path.name, entry.title))
+        if pr is not None:
+            yield entry, pr
+
+
 def _spans(text: str, part: str) -> list[tuple[int, int]]:
     found, start = [], text.find(part)
     while part and start >= 0:
@@ -109,7 +124,7 @@ def score_pr(pr: GoldPr, cards: Sequence[Card], review_text: str) -> PrScore:
     texts = [t for a in shown for t in a.tested]
     tested, untested = [], []
     for decision in pr["decisions"]:
-        keys = [plain(k) for k in [decision["key"], *decision.get("alt_keys", [])]]
+        keys = decision_keys(decision)
         (tested if any(k in t for k in keys for t in texts) else untested).append(decision["key"])
     # The summary line heads the text: a headline card's answer comes from it, and no not_decisions part is in it.
     title = plain(pr["title"])

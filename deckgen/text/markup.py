@@ -28,6 +28,8 @@ from operator import methodcaller
 from ..types import Card, CardKind
 
 _CODE_RE = re.compile(r"`([^`\n]+)`")
+CODE_SPAN = re.compile(r"`[^`]+`")
+"""A code span as the stages find one (it may hold a line break, unlike :func:`to_html`'s)."""
 _BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
 # Deletions travel between stages as private-use markers, never as ``{{c1::``,
 # so corpus text that happens to contain cloze syntax stays text.
