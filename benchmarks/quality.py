@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 try:
     from deckgen.errors import DeckgenError
-    from deckgen.report.quality import RENDERED_CHECKS, AnkiCard, PrScore, read_gold, rendering_problems, score
+    from deckgen.report.quality import (RENDERED_CHECKS, AnkiCard, PrScore, context_free, read_gold,
+                                        rendering_problems, repeated, score)
     from deckgen.types import CardKind
 except ModuleNotFoundError as missing:  # run by a Python that has not installed deckgen
     if not os.environ.get("DECKGEN_QUALITY_REEXEC"):  # once: a venv without deckgen must not loop
@@ -68,14 +69,21 @@ def report(scores: Sequence[PrScore], show: str | None, label: str = "") -> str:
     checkable = sum(s.checkable for s in scores)
     kinds = Counter(c.kind for s in scores for c in s.cards)
     per_pr = [len(s.cards) for s in scores]
+    notes = list({id(c.card): c.card for s in scores for c in s.cards}.values())
+    reachable = sum(s.reachable for s in scores)
+    keep = [c.score for c in notes]
     rendered = Counter(p for s in scores for c in s.cards for p in rendering_problems(c))
     lines += [
         f"PRs: {len(scores)}",
         f"decisions tested: {tested}/{decisions} ({tested / decisions:.2f})" if decisions else "decisions tested: -",
+        f"oracle (some candidate that passes the gate tests it): {reachable}/{decisions} ({reachable / decisions:.2f})"
+        if decisions else "oracle: -",
         f"off-target cards: {off} of {cards} ({off / cards:.1%}); {checkable} checkable" if cards else "off-target cards: -",
         f"cards per PR: {cards / len(scores):.1f} (min {min(per_pr)}, max {max(per_pr)})",
         f"PRs with no card: {sum(1 for n in per_pr if n == 0)}",
         "rendered cards: " + ", ".join(f"{check} {rendered[check]}" for check in RENDERED_CHECKS) + f" (of {cards})",
+        f"questions: context-free {len(context_free(notes))}, repeated {len(repeated(notes))} (of {len(notes)} notes)",
+        f"mean predicted KEEP: {sum(keep) / len(keep):.2f}" if keep else "mean predicted KEEP: -",
         "cards by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()),
     ]
     return "\n".join(lines)

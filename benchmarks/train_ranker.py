@@ -26,15 +26,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from deckgen.cards.cards import make_candidates  # noqa: E402
 from deckgen.cards.gate import warnings_unless_rejected  # noqa: E402
 from deckgen.cards.rank import RANKER_FILE, features  # noqa: E402
-from deckgen.cards.select import NO_OTHER_CARD, select_cards  # noqa: E402
+from deckgen.cards.select import Thresholds, select_cards  # noqa: E402
 from deckgen.extract.extract import extract_review  # noqa: E402
 from deckgen.report.quality import anki_cards, decision_keys, labelled_entries, score_pr  # noqa: E402
 
 from deckgen.text.segment import get_segmenter  # noqa: E402
 from logistic import FOLDS, fold_of, train  # noqa: E402  (benchmarks/logistic.py)
 
-FLOORS = ((0.0, 0.0), (0.2, 0.0), (0.2, 0.3), (0.2, 0.4), (0.2, 0.5), (0.2, 0.6), (0.3, 0.5), (0.1, 0.5))
-"""The thresholds compared: (floor, unit_floor), see deckgen.cards.select.select_cards."""
+FLOORS = ((0.0, 0.0), (0.2, 0.0), (0.2, 0.3), (0.2, 0.4), (0.2, 0.5), (0.3, 0.3), (0.1, 0.3))
+"""The thresholds compared: (second, unit), see deckgen.cards.select.Thresholds."""
 L2 = 1.0
 EPOCHS = 300
 RATE = 0.5
@@ -54,8 +54,6 @@ def load(folder: Path) -> list[dict]:
         keys = [k for d in pr["decisions"] for k in decision_keys(d)]
         examples = []
         for candidate in candidates:
-            if candidate.fact == NO_OTHER_CARD:
-                continue  # never ranked: the card of a PR that gets no other
             findings = warnings_unless_rejected(candidate.card, seg)
             if findings is None:
                 continue
@@ -75,7 +73,8 @@ def deck_score(prs: list[dict], model: dict[str, float], floor: float = 0.0,
     tested = total = off = cards = empty = 0
     for pr in prs:
         chosen = select_cards(pr["candidates"], seg, verdict=pr["review"].verdict, model=model,
-                              scores=pr["review"].clause_scores, floor=floor, unit_floor=unit_floor)
+                              scores=pr["review"].clause_scores, acceptance={},
+                              thresholds=Thresholds(unit=unit_floor, second=floor))
         s = score_pr(pr["gold"], chosen, pr["review"].entry.review)
         tested, total = tested + len(s.tested), total + s.decisions
         off, cards, empty = off + len(s.off), cards + len(s.cards), empty + (not s.cards)
@@ -93,7 +92,6 @@ def main() -> None:
     parser.add_argument("corpus", type=Path, help="the development half: a folder with seeds/ and gold/")
     parser.add_argument("--no-write", action="store_true", help="only cross-validate")
     parser.add_argument("--floor", type=float, default=0.0, help="the floor to ship (chosen by the comparison)")
-    parser.add_argument("--unit-floor", type=float, default=0.0, help="the unit floor to ship (chosen by the comparison)")
     args = parser.parse_args()
     if args.corpus.resolve().name != "dev":
         sys.exit("train only on the development half (a folder named dev)")
@@ -122,7 +120,6 @@ def main() -> None:
                      "development half of the labelled corpus (corpus/dev); feature names are documented there.",
             "trained_on": sorted({p["file"] for p in prs}),
             "floor": args.floor,
-            "unit_floor": args.unit_floor,
             "weights": model}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {out.relative_to(ROOT)}: {len(model)} weights")
 

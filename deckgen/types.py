@@ -138,6 +138,8 @@ class Fact:
     """Words before the marker in its clause ("新格式需要" in 新格式需要通过 X 开启), for the question."""
     unit: int = 0
     """Which decision unit of the review states it, in review order from 1; 0 for the summary's headline."""
+    score: float = 0.0
+    """For a key phrase (a :data:`Relation.TERM` fact of marker ``span``): how likely a learner should recall it."""
 
     __reduce__ = _as_constructor_call
 
@@ -196,6 +198,7 @@ class Card:
     verdict: Verdict
     relation: Relation
     score: float = 0.0
+    """How likely a learner keeps the card (the acceptance model's probability; the card model's without it)."""
     tags: tuple[str, ...] = field(default=())
 
     __reduce__ = _as_constructor_call

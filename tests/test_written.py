@@ -16,8 +16,9 @@ from deckgen.text.segment import get_segmenter
 from tests.conftest import FIXTURES
 
 WRITTEN = FIXTURES / "written"
-TESTED_AT_LEAST = 19
-"""Decisions of gold.json some card tests (of 40): 17 before issue #25, 19 after; fewer fails."""
+TESTED_AT_LEAST = 15
+"""Decisions of gold.json some card tests (of 40): 17 before issue #25, 19 after, 15 since cards are chosen by what
+reviewers keep (issue #30); fewer fails."""
 
 
 @pytest.fixture(scope="module", name="scores")

@@ -28,9 +28,10 @@ from ..text.prnumber import own_pr_number
 from ..text.segment import PROTECTED_RE, Segmenter, get_segmenter, units
 from ..types import Card, CardKind, Entry, Fact, Relation, Review, norm
 from .gate import BOOST_VERB, GENERIC, Candidate
-from .select import LAST_RESORT, MAX_CARDS_PER_PR, NO_OTHER_CARD, select_cards
+from .lists import in_a_list
+from .select import MAX_CARDS_PER_PR, select_cards
 
-CLOZE_TERMS = ("step", "code", "headline")
+CLOZE_TERMS = ("step", "code", "headline", "span")
 """Which key phrases found on their own become cloze gaps: procedure steps and code identifiers.  Quoted names,
 set members and objects did not: learners deleted most of those cards; the facts of relations make their own
 gaps (the chosen option, what was avoided)."""
@@ -58,7 +59,7 @@ _EFFECT = ("让", "使", "使得")
 
 _HEADLINE_RANK = {"replace": 3.0, "migrate": 2.9, "for": 2.8, "goal": 2.6, "subject": 2.5, "subject_do": 2.5,
                   "fix_cause": 2.4, "fix_problem": 2.3, "let": 2.5, "verb": 1.8,
-                  "slot": 2.4, "then_add": 2.4, "colon": 2.3, "then": 2.0}
+                  "slot": 2.4, "then_add": 2.4, "colon": 2.3}
 """Headline forms by trust: a replaced thing or an added one is the change itself; a clause after a comma may only
 say more about it."""
 _WHOLE_RANK = 1.8
@@ -66,7 +67,7 @@ _WHOLE_RANK = 1.8
 _SLOT_RANK = {"object": 2.2, "place": 2.3, "agent": 2.3, "instrument": 2.3}
 """In-place questions: what was moved where, what acts and what is used name a mechanism; an object may be any
 thing the decision touches."""
-_GOAL_FIRST = frozenset({"for", "replace", "subject", "subject_do"})
+_GOAL_FIRST = frozenset({"for", "replace", "subject", "subject_do", "slot"})
 """Headline forms whose question takes the summary's goal in front ("为提升吞吐，该 PR 为 X 引入了什么？")."""
 
 # Relation ranks: why/how questions over contrast and purpose teach the most.
@@ -150,7 +151,7 @@ def fill(template: str, **slots: str) -> str:
 
 def is_generic(text: str) -> bool:
     core = BOOST_VERB.sub("", text.strip())
-    return text.strip() in GENERIC or core in GENERIC
+    return text.strip() in GENERIC or core in GENERIC or text.strip().strip("`").lower() in GENERIC
 
 
 class CardMaker:
@@ -197,8 +198,9 @@ class CardMaker:
         # A deep path (a/b/c/d.py) is never worth recalling whole, and it cannot be blanked in part.
         if fact.subject.count("/") >= 3:
             return
-        # A member of a list (A、B 和 C) or half of a pair (A 与 B) is guessed from the rest, or not worth recalling.
-        if fact.marker != "step" and in_a_list(fact.subject, clause):
+        # A member of a list (A、B 和 C) or half of a pair (A 与 B) is guessed from the rest, or not worth recalling;
+        # what the summary adds is not (新增 LoRA 能力通告与握手校验: each half is a change).
+        if fact.marker not in ("step", "headline") and in_a_list(fact.subject, clause):
             return
         # Recalling a decision's name from its explanation is the name card in disguise.
         if fact.name and norm(fact.subject) in norm(fact.name):
@@ -213,9 +215,7 @@ class CardMaker:
         """A cloze note per gap (a procedure: one note over its steps), each over the text that holds the gap."""
         by_text: dict[str, list[Fact]] = {}
         for (clause, context), facts in self.gaps.items():
-            largest = max(units(f.subject) for f in facts)
-            short = units(clause) < 12 or largest / max(units(clause), 1) > 0.3
-            text = context if short and clause in context else clause
+            text = _window(clause, context, max(units(f.subject) for f in facts))
             text = _LEADING_IT.sub("该 PR ", _LEADING_CONNECTIVE.sub("", text).strip())
             by_text.setdefault(text, []).extend(f for f in facts if f.subject in text)
         # A clause that sits inside a longer text of the same sentence joins it, so the
@@ -249,23 +249,11 @@ class CardMaker:
         card = Card(entry=entry, kind=kind, key=key, prompt=prompt, answer=answer, cue=cue or self.cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict,
                     relation=fact.relation)
-        about = LAST_RESORT if fact.marker == "headline" else f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}"
-        self.candidates.append(Candidate(card, rank, entry.review, about, unit=fact.unit))
+        about = f"{fact.relation.value}:{norm(fact.subject)}:{norm(fact.detail)}"
+        self.candidates.append(Candidate(card, rank, entry.review, about, unit=fact.unit, marker=fact.marker,
+                                         phrase=fact.score))
 
     # -- one method per relation ------------------------------------------------------
-
-    def whole_change(self) -> None:
-        """The summary's change whole, under the repository's cue: the card of a PR that gets no other."""
-        entry = self.review.entry
-        core = core_of(entry.title)
-        if not core:
-            return
-        key = f"{CardKind.HEADLINE.value}:whole:{norm(core)}"
-        question = _pick(key, TEMPLATES["headline_whole"])
-        card = Card(entry=entry, kind=CardKind.HEADLINE, key=key, prompt=question, answer=core,
-                    cue=entry.repo.split("/")[-1], sentence=entry.title, line=entry.title_line,
-                    verdict=self.review.verdict, relation=Relation.HEADLINE)
-        self.candidates.append(Candidate(card, 1.0, entry.review, NO_OTHER_CARD, unit=0))
 
     def headline(self, fact: Fact) -> None:
         """The change the PR summary states, asked from its goal or object under the repository's cue."""
@@ -286,8 +274,8 @@ class CardMaker:
         card = Card(entry=entry, kind=CardKind.HEADLINE, key=key, prompt=question, answer=fact.detail, cue=cue,
                     sentence=fact.sentence, line=fact.line, verdict=self.review.verdict, relation=fact.relation)
         rank = _HEADLINE_RANK.get(fact.marker, 2.0)
-        about = LAST_RESORT if fact.marker == "verb" else f"headline:{norm(fact.detail)}"
-        self.candidates.append(Candidate(card, rank, entry.review, about, unit=0))
+        about = f"headline:{norm(fact.detail)}"
+        self.candidates.append(Candidate(card, rank, entry.review, about, unit=0, marker=fact.marker))
 
     def slot(self, fact: Fact) -> None:
         """A phrase of a decision asked in place: the review's clause with 什么/哪里/多少 where the phrase stood."""
@@ -484,7 +472,6 @@ class CardMaker:
 def make_candidates(review: Review, seg: Segmenter | None = None) -> list[Candidate]:
     """Every card deckgen could make for *review*, before the gate."""
     maker = CardMaker(review, seg or get_segmenter())
-    maker.whole_change()
     for fact in review.facts:
         if fact.relation != Relation.TERM:
             maker.add_fact(fact)
@@ -508,8 +495,6 @@ _COMPLEMENTS = ("到", "在", "进", "至", "成", "为")
 _CHANGE_IN_AMOUNT = ("降", "减", "缩", "升", "增", "提", "压", "扩")
 _FRAME_LABEL = re.compile(r"(?:核心|关键|主要|整体)?(?:思路|做法|设计决策|决策|修复方式|处理方式|解决方式|处理思路|修复思路|方案|处理|修复)")
 _FRAME_WORDS = {"处理": "处理方式", "修复": "修复方式", "决策": "设计决策"}
-_LIST_JOINT = re.compile(r"^\s*(?:、|和|与|及|以及|或|/|\+|→|->)\s*")
-_LIST_JOINT_BEFORE = re.compile(r"(?:、|和|与|及|以及|或|/|\+|→|->)\s*$")
 
 
 _ACTS_BEFORE = re.compile(r"(?:由|通过|借助|返回|改用|采用)\s*$")
@@ -522,13 +507,33 @@ def acts_in(term: str, text: str) -> bool:
     return at >= 0 and bool(_ACTS_BEFORE.search(text[:at]) or _ACTS_AFTER.match(text[at + len(term):]))
 
 
-def in_a_list(term: str, clause: str) -> bool:
-    """Whether *term* stands in *clause* as a member of a list or a pair: next to 、 or joined by 和/与/及 …"""
-    at = clause.find(term)
+_BREAKS = re.compile(r"[，,；;。：:]")
+_LONGEST_WINDOW = 60
+
+
+def _window(clause: str, context: str, largest: int) -> str:
+    """The text a gap of *largest* units in *clause* is shown in: the clause when it is long enough to hide it in,
+    else its sentence *context*, or, when that is long, the clause with the clauses beside it up to a length a
+    cloze holds."""
+    size = units(clause)
+    if size >= 12 and largest / size <= 0.3:
+        return clause
+    at = context.find(clause)
     if at < 0:
-        return False
-    before, after = clause[:at].rstrip("“「`"), clause[at + len(term):].lstrip("”」`")
-    return bool(_LIST_JOINT.match(after) or _LIST_JOINT_BEFORE.search(before))
+        return clause
+    if units(context) <= _LONGEST_WINDOW:
+        return context
+    breaks = [m.end() for m in _BREAKS.finditer(context)]
+    start, end = at, at + len(clause)
+    while units(context[start:end]) < 12 or largest / max(units(context[start:end]), 1) > 0.3:
+        before = max((b for b in breaks if b < start), default=0) if start > 0 else None
+        after = min((b for b in breaks if b > end), default=len(context)) if end < len(context) else None
+        grown = [(a, b) for a, b in ((before, end), (start, after)) if a is not None and b is not None]
+        grown = [(a, b) for a, b in grown if units(context[a:b]) <= _LONGEST_WINDOW]
+        if not grown:
+            break
+        start, end = min(grown, key=lambda span: span[1] - span[0])
+    return context[start:end].strip().rstrip("，,；;：:")
 
 
 def _term_rank(fact: Fact, text: str) -> float:

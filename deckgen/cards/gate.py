@@ -25,7 +25,7 @@ INTERROGATIVES = re.compile(r"什么|哪|为什么|为何|如何|怎样|怎么|�
 YES_NO = re.compile(r"吗[？?]$|是否|是不是|能否|可否|有没有|还是")
 _WORDS = tomllib.loads((data_dir("rules") / "gate.toml").read_text(encoding="utf-8"))
 STOPWORDS = frozenset(_WORDS["stopwords"])
-GENERIC = frozenset(_WORDS["generic"])
+GENERIC = frozenset(_WORDS["generic"]) | frozenset(_WORDS["generic_latin"])
 DEICTIC_ENDS = tuple(_WORDS["deictic_ends"])
 CONSTRUCTS = frozenset(w.lower() for w in _WORDS["constructs"])
 # "提升性能" is as generic as "性能": the verb is stripped before looking the word up.
@@ -75,6 +75,7 @@ MODALS_AND_TIME = frozenset({"会", "必须", "要", "可以", "能", "能够", 
 _MODALS = frozenset({"需要", "必须", "可以", "应该", "应当", "得以", "可能"})
 _VERB_TAGS = frozenset({"v", "vd", "vi", "vg"})
 _LONGEST_DECISION = 45
+_SHORTEST_SUMMARY_CLOZE = 8
 _WHOLE_DECISION = frozenset({CardKind.DECISION, CardKind.HEADLINE})
 """Kinds whose answer is a whole decision, which may take a few short clauses: what a named decision does, and
 the change a PR summary states."""
@@ -107,6 +108,10 @@ class Candidate:
     """Which fact the card asks about; two cards of one fact ask it both ways (a mirror pair)."""
     unit: int = 0
     """The decision unit of the review the card comes from (1, 2 … in review order; 0: the summary's headline)."""
+    marker: str = ""
+    """How the card's fact was found (a connective, a headline form, ``span`` for a key phrase …)."""
+    phrase: float = 0.0
+    """For a key phrase's card: how likely the phrase is one a learner should recall (the span model)."""
 
 
 def front_of(card: Card) -> str:
@@ -161,6 +166,32 @@ def check_yes_no(card: Card, seg: Segmenter) -> list[Finding]:
 def check_context_cue(card: Card, seg: Segmenter) -> list[Finding]:
     """Q3: every front carries the PR cue."""
     return [] if card.cue.strip() else [Finding("Q3", REJECT, "no context cue")]
+
+
+_CONTEXT_FREE = re.compile("|".join(sorted(map(re.escape, _WORDS["context_free"]), key=len, reverse=True)))
+_LEAST_CONTEXT = 4
+_REPO_PARTS = re.compile(r"[^A-Za-z0-9]+")
+
+
+def check_context_free(card: Card, seg: Segmenter) -> list[Finding]:
+    """Q8: a question under a cue that names only the repository (and the PR's number) still says which PR it is
+    about: its goal, object or area, not "该 PR 新增什么？" (blind reviews of unseen reviews: 13 of 66 headline
+    cards)."""
+    if card.kind in (CardKind.CLOZE, CardKind.GLOSSARY) or not is_bare_cue(card.cue):
+        return []
+    question = _CONTEXT_FREE.sub(" ", _plain(card.prompt).replace("`", ""))
+    for part in _REPO_PARTS.split(card.entry.repo):
+        if len(part) >= 2:
+            question = re.sub(re.escape(part), " ", question, flags=re.IGNORECASE)
+    if units(question) < _LEAST_CONTEXT:
+        return [Finding("Q8", REJECT, f"'{card.prompt}' would fit any PR of {card.entry.repo}")]
+    return []
+
+
+def is_bare_cue(cue: str) -> bool:
+    """Whether a context cue names only the repository (and maybe the PR's number), not what the PR is about."""
+    topic = cue.split(" · ", 1)[1] if " · " in cue else ""
+    return not topic or bool(_PR_NUMBER.fullmatch(topic.strip()))
 
 
 def check_leak(card: Card, seg: Segmenter) -> list[Finding]:
@@ -330,14 +361,15 @@ def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
 
 
 def check_trivia(card: Card, seg: Segmenter) -> list[Finding]:
-    """A4b: the answer is more than names: not a file path, a build flag, a pair or list of identifiers, nor an
+    """A4b: the answer is more than names: not a file path, a pair or list of identifiers, nor an
     everyday programming construct (try/finally, a lock)."""
     for target in _tested(card):
         plain = _plain(target).strip().replace("`", "")
         if plain.lower() in CONSTRUCTS:
             return [Finding("A4b", REJECT, f"'{plain}' is an everyday construct, not this PR's decision")]
-        if (_FILE_PATH.fullmatch(plain) or _FLAG.fullmatch(plain)) and card.kind != CardKind.HEADLINE:
-            return [Finding("A4b", REJECT, f"'{plain}' is a file name or flag")]  # unless it is what the PR adds
+        if _FILE_PATH.fullmatch(plain) and not _FLAG.fullmatch(plain) and card.kind != CardKind.HEADLINE:
+            return [Finding("A4b", REJECT, f"'{plain}' is a file name")]  # unless it is what the PR adds
+        # A flag is how a user turns a decision on or off (--enable-auto-tool-choice): an entry point worth recalling.
         names = _NAME_LIST_SEP.split(plain)
         if len(names) >= 2 and all(_IDENTIFIER.fullmatch(n.strip()) for n in names):
             return [Finding("A4b", REJECT, f"'{plain}' only lists identifiers")]
@@ -412,7 +444,8 @@ def check_specific(card: Card, seg: Segmenter) -> list[Finding]:
     for target in targets:
         plain = _plain(target).strip()
         core = BOOST_VERB.sub("", plain)
-        if plain in GENERIC or core in GENERIC or plain in STOPWORDS or len(plain) <= 1 and not plain.isascii():
+        if plain in GENERIC or core in GENERIC or plain.strip("`").lower() in GENERIC or plain in STOPWORDS \
+                or len(plain) <= 1 and not plain.isascii():
             return [Finding("A4", REJECT, f"'{plain}' is not specific")]
         if _NUMBER.fullmatch(plain):
             return [Finding("A4", REJECT, "bare number")]
@@ -535,7 +568,8 @@ def check_cloze_context(card: Card, seg: Segmenter) -> list[Finding]:
         return []
     visible = cloze_plain(card.prompt, style="blank")
     total = units(_CLOZE_SYNTAX.sub("", cloze_plain(card.prompt)))
-    if not 12 <= total <= 100:
+    # A summary is the PR's one line: a short one still says what the gap is about (packing_samples 模式下显式忽略 X).
+    if not (_SHORTEST_SUMMARY_CLOZE if card.sentence == card.entry.title else 12) <= total <= 100:
         return [Finding("A9", REJECT, f"cloze text is {total} units")]
     found = _deletions(card.prompt)
     folded = norm(visible)
@@ -581,7 +615,7 @@ def check_typography(card: Card, seg: Segmenter) -> list[Finding]:
 
 
 CHECKS: tuple[Callable[[Card, Segmenter], list[Finding]], ...] = (
-    check_answer_shape, check_yes_no, check_context_cue, check_leak, check_restated_name, check_summary_leak,
+    check_answer_shape, check_yes_no, check_context_cue, check_context_free, check_leak, check_restated_name, check_summary_leak,
     check_trivia,
     check_answer_phrase, check_time_answer,
     check_question_length,

@@ -49,13 +49,6 @@ def clause_score(card: Card, scores: Sequence[tuple[str, float]]) -> float | Non
     return max((p for _, p in mine), default=None)
 
 
-def unit_score(card: Card, scores: Sequence[tuple[str, float]]) -> float:
-    """How likely the unit *card* comes from states a decision: its best-scored clause (1 with no scores)."""
-    sentence = card.sentence.replace("`", "")
-    mine = [p for c, p in scores if c.replace("`", "") in sentence]
-    return max(mine, default=1.0)
-
-
 def features(card: Card, warnings: Iterable[str], seg: Segmenter,
              scores: Sequence[tuple[str, float]] = ()) -> list[str]:
     """The features of *card* (with the gate's warning checks *warnings*, and the decision scores of its review's
@@ -124,8 +117,8 @@ def weights() -> dict[str, float]:
 
 
 def model_floor(name: str = "floor") -> float:
-    """A threshold of ``rules/ranker.json``: ``floor``, the least probability a second card of a decision may
-    have; ``unit_floor``, the least decision score of a unit that gets a card at all."""
+    """A threshold of ``rules/ranker.json``: ``floor``, the least probability a second card of a decision may have
+    when no acceptance model is shipped (:mod:`.accept`)."""
     return float(_model().get(name, 0.0))
 
 

@@ -1,29 +1,32 @@
 """Which of a PR's candidate cards a learner gets: fewer, better cards.
 
-After the gate (:mod:`deckgen.cards.gate`) has rejected the broken ones, the
-rest are ranked and taken in rounds: first the headline card (the change the
-PR summary states), then the best card of every decision unit in review order
-(so every decision gets a card before any gets a second, and a tight cap drops
-second cards, not later decisions), then at most one more card per decision: of another fact of it, asking the other way (why it was done,
-or what), or else the mirror of its fact when that side asks for the decision by name or code; and one
-cloze note per decision.  A PR gets at most
-:data:`MAX_CARDS_PER_PR` cards, fewer when the review says it is not worth
-reading closely; there is no minimum.  No two cards test the same text (an
-answer, or a cloze gap: one fact in one direction), ask the same question, or
-carry the same key, and no two questions nearly repeat each other.
+After the gate (:mod:`deckgen.cards.gate`) has rejected the broken ones, every candidate gets the probability
+that a learner keeps it (:mod:`deckgen.cards.accept`, trained on blind reviewers' verdicts; without that model,
+the card model of :mod:`deckgen.cards.rank`), and cards are taken in this order while the cap allows: the
+headline card (the change the PR summary states); for each decision unit, in review order, its candidate most
+likely kept, if that clears the threshold (so every decision gets a card before any gets a second, and a tight
+cap drops second cards, not later decisions); then second cards, the likeliest first, above their own threshold.
+A key phrase's card (:func:`is_phrase_card`) is taken for a unit only when no other card of it clears the bar,
+and never as a second card.
+A unit with no candidate above the threshold gets no card: coverage comes from better candidates, not a lower
+bar.  A PR gets at most :data:`MAX_CARDS_PER_PR` cards, fewer when the review says it is not worth reading closely;
+a PR that would get none gets its likeliest card that passes the gate.  No two cards test the same text (an
+answer, or a cloze gap: one fact in one direction), ask the same question, or carry the same key, and no two
+questions nearly repeat each other.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..text.markup import CODE_SPAN
 from ..text.segment import Segmenter
 from ..types import Card, CardKind, Verdict, norm
+from . import accept
 from .gate import Candidate, anki_cards, deletions_of, score, warnings_unless_rejected
-from .rank import features, model_floor, probability, unit_score, weights
+from .rank import features, model_floor, probability, weights
 
 MAX_CARDS_PER_PR = 8
 """Anki cards of one PR at most (a cloze note gives one per deletion number)."""
@@ -31,136 +34,119 @@ CARDS_BY_VERDICT = {Verdict.DEEP: MAX_CARDS_PER_PR, Verdict.UNKNOWN: 6, Verdict.
 """Fewer cards for a PR the review calls worth only a skim, fewer still for one not worth reading."""
 CARDS_PER_DECISION = 2
 """Cards of one decision (one sentence or enumeration item of the review) at most."""
-LAST_RESORT = "headline:last resort"
-"""The fact of a summary's last-resort card (its cloze, or 该 PR V了什么？): taken only when no other card of the
-summary passes the quality gate."""
-NO_OTHER_CARD = "headline:no other card"
-"""The fact of the summary's whole-change card (该 PR 做了什么改动？ → the summary): taken only by a PR that would
-otherwise get no card at all, so that every PR has one."""
-REASON_FLOOR = 0.1
-"""The least probability of a card asking why a decision with a card was made (round 3 of :func:`select_cards`)."""
 _NEAR_REPEAT = 0.8
 """Character-trigram Jaccard of two questions with different answers above which one is dropped (A11)."""
 
 
+@dataclass(frozen=True)
+class Thresholds:
+    """The least probability of a card a decision unit gets (``unit``), of a second card (``second``), of the
+    headline card (``headline``), and of a key phrase's card (``phrase``, see :func:`is_phrase_card`)."""
+
+    unit: float = 0.0
+    second: float = 0.0
+    headline: float = 0.0
+    phrase: float = 0.0
+
+    @classmethod
+    def shipped(cls) -> Thresholds:
+        """The acceptance model's thresholds, or, without it, the card model's floor for second cards."""
+        if accept.weights():
+            return cls(*(accept.threshold(name) for name in ("threshold", "second", "headline", "phrase")))
+        return cls(second=model_floor())
+
+
+def is_phrase_card(candidate: Candidate) -> bool:
+    """Whether *candidate* asks a key phrase the span model found (a gap or an in-place question), or is a gap in
+    the summary: such a card is taken only for a unit (or the headline) no other card of clears its threshold,
+    never as a second card.  Blind raters kept fewer of them (46% of gaps against 60–74% of
+    questions read from the review's relations and the summary's forms: corpus/verdicts, round 1), and a deck of
+    gaps teaches the template."""
+    return candidate.marker == "span" or (candidate.card.kind == CardKind.CLOZE and candidate.marker == "headline")
+
+
 def select_cards(candidates: list[Candidate], seg: Segmenter, limit: int = MAX_CARDS_PER_PR,
                  verdict: Verdict = Verdict.DEEP, model: dict[str, float] | None = None,
-                 scores: Sequence[tuple[str, float]] = (), floor: float | None = None,
-                 unit_floor: float | None = None) -> list[Card]:
-    """The candidates a learner gets, in candidate order, each with its score.
+                 scores: Sequence[tuple[str, float]] = (), acceptance: dict[str, float] | None = None,
+                 thresholds: Thresholds | None = None) -> list[Card]:
+    """The candidates a learner gets, in candidate order, each with its probability as its score.
 
-    *limit* caps the Anki cards; the review's *verdict* may cap them lower (:data:`CARDS_BY_VERDICT`).  Cards
-    are ranked by the learned model (:mod:`deckgen.cards.rank`; *model* weights, by default the shipped ones),
-    the gate's rank breaking ties; with no weights, by the gate's rank alone.  *scores* are the review's clause
-    decision scores (:attr:`deckgen.types.Review.clause_scores`), which the model reads.  A card the model gives
-    less than *floor* (by default the shipped one) is not taken as a second card of a unit: it more likely asks
-    something that is no key decision than one that is.  Every decision unit gets its best card: a unit whose
-    clauses the decision model scores below *unit_floor* is no decision unit.  The headline card is always a
-    candidate, and a PR that would get no card gets its best one.
+    *limit* caps the Anki cards; the review's *verdict* may cap them lower (:data:`CARDS_BY_VERDICT`).  Cards are
+    scored by the acceptance model (*acceptance* weights, by default the shipped ones), or without one by the card
+    model (*model* weights, by default the shipped ones), the gate's rank breaking ties; with neither, by the
+    gate's rank alone.  *scores* are the review's clause decision scores (:attr:`deckgen.types.Review.clause_scores`),
+    which the models read.  *thresholds* default to the shipped ones (:meth:`Thresholds.shipped`).
     """
     cap = min(limit, CARDS_BY_VERDICT.get(verdict, MAX_CARDS_PER_PR))
+    acceptance = accept.weights() if acceptance is None else acceptance
     table = weights() if model is None else model
-    floor = model_floor() if floor is None else floor
-    unit_floor = model_floor("unit_floor") if unit_floor is None else unit_floor
-    ranked: list[tuple[float, int, Candidate]] = []
-    firsts: list[tuple[float, int, Candidate]] = []
-    reasons: list[tuple[float, int, Candidate]] = []
-    fallbacks: list[tuple[int, Candidate]] = []
-
-    def assess(index: int, candidate: Candidate) -> tuple[float, float, bool] | None:
-        """The candidate's value and probability, and whether it may be a unit's first card; None: rejected."""
+    bars = thresholds or Thresholds.shipped()
+    echo = accept.echoes(candidates) if acceptance else None
+    assessed: list[tuple[float, float, int, Candidate]] = []
+    for index, candidate in enumerate(candidates):
         findings = warnings_unless_rejected(candidate.card, seg)
         if findings is None:
-            return None
-        value = score(candidate, findings)
-        chance = 1.0
-        if table:
-            chance = probability(features(candidate.card, [f.check for f in findings], seg, scores), table)
-            value = round(10 * chance + 0.01 * value, 4)
-        first = candidate.card.kind == CardKind.HEADLINE or not table or unit_score(candidate.card, scores) >= unit_floor
-        return value, chance, first
-
-    for index, candidate in enumerate(candidates):
-        if candidate.fact in (LAST_RESORT, NO_OTHER_CARD):
-            fallbacks.append((index, candidate))  # gated only if needed: most PRs have a better card
             continue
-        assessed = assess(index, candidate)
-        if assessed is None:
-            continue
-        value, chance, first = assessed
-        if first:
-            firsts.append((value, index, candidate))
-        if candidate.card.kind == CardKind.HEADLINE or chance >= floor:
-            ranked.append((value, index, candidate))
-        if candidate.card.kind == CardKind.WHY and chance >= REASON_FLOOR:
-            reasons.append((value, index, candidate))
-    if not any(c.unit == 0 for _, _, c in firsts):
-        for index, candidate in fallbacks:
-            if candidate.fact == LAST_RESORT:
-                assessed = assess(index, candidate)
-                if assessed is not None and assessed[2]:
-                    firsts.append((assessed[0], index, candidate))
-    if not firsts and not ranked and candidates:
-        passing = [(0.0, i, c) for i, c in enumerate(candidates) if warnings_unless_rejected(c.card, seg) is not None]
-        firsts = passing[:1]  # every PR gets a card: its first that passes the gate
-    ranked.sort(key=lambda item: (-item[0], item[1]))
-    reasons.sort(key=lambda item: (-item[0], item[1]))
+        checks = [f.check for f in findings]
+        if acceptance and echo is not None:
+            chance = accept.probability(accept.features(candidate, checks, seg, scores, echo), acceptance)
+        elif table:
+            chance = probability(features(candidate.card, checks, seg, scores), table)
+        else:
+            chance = 1.0
+        assessed.append((round(10 * chance + 0.01 * score(candidate, findings), 4), chance, index, candidate))
+    best_first = sorted(assessed, key=lambda item: (-item[0], item[2]))
     chosen = _Chosen(cap)
-    # Round 1, in review order: the headline (the change the summary states), then the best card of each
-    # decision unit, so a tight cap drops second cards, never a later decision.
-    clozes = {(c.card.sentence, c.card.answer): (v, i, c) for v, i, c in firsts if c.card.kind == CardKind.CLOZE}
-    for value, index, candidate in sorted(firsts, key=lambda item: (item[2].unit, -item[0], item[1])):
-        card = candidate.card
-        if card.sentence not in chosen.units and chosen.fits(card):
-            # A name of code asked in its own sentence is the same fact as a cloze, and a deck of one format
-            # teaches the template (card-quality §1.6): the cloze is taken instead.
-            twin = clozes.get((card.sentence, card.answer)) if CODE_SPAN.fullmatch(card.answer) else None
-            if twin and chosen.fits(twin[2].card):
-                value, index, candidate = twin
-            chosen.take(index, replace(candidate.card, score=value), candidate.fact)
-    # Round 2, best first: the best card of each other clause of a unit (and of the summary, but not its
-    # "具体怎么做" card, whose answer is only the rest of the summary: seeds/ review), since one long sentence may state
-    # several decisions ("…改为 X，Y 默认关闭，Z 保留原行为"), but not a fact already asked the other way.
-    # Round 3: why a decision with a card was made, of another fact (…，确保了 CUDA 图捕获和重放的安全性): learners
-    # missed the reasons most (blind reviews r1, r2, seeds), and the card model, trained on gold keys that name
-    # mechanisms, scores them low, so the bar is lower.
-    # Round 4: a card of another fact of a decision; round 5: the mirror of a fact, only when it asks for the
-    # decision by its name or code ("为避免静默丢 embedding，该 PR 怎么做？→ “能力标志 + 启动期拒绝”的快速失败
-    # 设计").  Other mirrors are not taken: learners found the second side mostly restated the first ("为什么要尽早
-    # 校验？→ 尽早暴露错误").  The summary gets a second card only for another of its clauses.  No cloze is taken to make up the mix: a cloze of what a
-    # question card already asks was rated a duplicate (blind review r1).
-    for round_ in ("clause", "reason", "fact", "mirror"):
-        for value, index, candidate in (reasons if round_ == "reason" else ranked):
-            card = candidate.card
-            taken = chosen.per_decision(card)
-            if taken >= CARDS_PER_DECISION or (round_ == "clause" and taken):
-                continue
-            if card.kind == CardKind.HEADLINE and (round_ != "clause" or value < 10 * floor or ":then:" in card.key):
-                continue  # a second headline card only asks another clause of the summary (…，涵盖 AVX512/AMX 内核移植)
-            if round_ in ("clause", "fact", "reason") and candidate.fact in chosen.facts:
-                continue
-            if round_ == "reason" and (card.kind != CardKind.WHY or card.sentence not in chosen.units):
-                continue
-            if round_ == "mirror" and (card.kind == CardKind.CLOZE or not _NAMED.search(card.answer)):
-                continue
-            weaker = chosen.weaker(card)
-            if weaker:  # the same decision asked the same way, with more of its answer: the fuller card stays
-                chosen.drop(weaker)
-                if not chosen.fits(card):
-                    chosen.take(*weaker)
+    # A name of code asked in its own sentence is the same fact as a cloze, and a deck of one format teaches the
+    # template (card-quality §1.6): the cloze is taken instead.
+    clozes = {(c.card.sentence, c.card.answer): (p, i, c) for _, p, i, c in assessed if c.card.kind == CardKind.CLOZE}
+
+    def first_card(unit: int, bar: float, sentence: str | None = None) -> bool:
+        """Take the likeliest card of *unit* (of its *sentence*, when given) that clears *bar* (a key phrase's card:
+        the phrase bar, and only when no other card does); whether one was taken."""
+        mine = [item for item in best_first if item[3].unit == unit and sentence in (None, item[3].card.sentence)]
+        for phrases in (False, True):
+            for _, chance, index, candidate in mine:
+                card = candidate.card
+                if is_phrase_card(candidate) != phrases or chance < (bars.phrase if phrases else bar) \
+                        or card.sentence in chosen.units or not chosen.fits(card):
                     continue
-            if chosen.fits(card):
-                chosen.take(index, replace(card, score=value), candidate.fact)
-    for index, candidate in fallbacks if not chosen.cards else ():
-        assessed = assess(index, candidate) if candidate.fact == NO_OTHER_CARD else None
-        if assessed is not None and assessed[2]:
-            chosen.take(index, replace(candidate.card, score=assessed[0]), candidate.fact)
-            break
+                twin = clozes.get((card.sentence, card.answer)) if CODE_SPAN.fullmatch(card.answer) else None
+                if twin and chosen.fits(twin[2].card):
+                    chance, index, candidate = twin
+                chosen.take(index, replace(candidate.card, score=round(chance, 3)), candidate.fact)
+                return True
+        return False
+
+    first_card(0, bars.headline)  # the headline card, then each decision unit's, in review order
+    for unit in sorted({c.unit for *_, c in assessed if c.unit}):
+        # The members of a list of practices ("做法：A 实现 B、C 作为 D、E 校验 F") are decisions of their own, each
+        # shown in its own sentence; the whole unit is asked only when none of them is.
+        sentences = list(dict.fromkeys(c.card.sentence for *_, c in assessed if c.unit == unit))
+        whole = max(sentences, key=len)
+        taken = [first_card(unit, bars.unit, member) for member in sentences if member != whole]
+        if not any(taken):
+            first_card(unit, bars.unit, whole)
+    # Second cards, the likeliest first: another clause or fact of a decision, or its why after its what.
+    for _, chance, index, candidate in best_first:
+        card = candidate.card
+        if chance < bars.second or is_phrase_card(candidate) or chosen.has(index) \
+                or chosen.per_decision(card) >= CARDS_PER_DECISION or candidate.fact in chosen.facts:
+            continue
+        weaker = chosen.weaker(card)
+        if weaker:  # the same decision asked the same way, with more of its answer: the fuller card stays
+            chosen.drop(weaker)
+            if not chosen.fits(card):
+                chosen.take(*weaker)
+                continue
+        if chosen.fits(card):
+            chosen.take(index, replace(card, score=round(chance, 3)), candidate.fact)
+    if not chosen.cards:  # every PR gets a card: its likeliest one that passes the gate and the cap
+        for _, chance, index, candidate in best_first:
+            if chosen.fits(candidate.card):
+                chosen.take(index, replace(candidate.card, score=round(chance, 3)), candidate.fact)
+                break
     return chosen.in_candidate_order()
-
-
-_NAMED = re.compile(r"[“「`]")
-"""An answer that names the decision: a quoted name or a code span."""
 
 
 class _Chosen:
@@ -184,6 +170,9 @@ class _Chosen:
         self.questions: list[tuple[set[str], str]] = []
         self.answers: list[tuple[str, str, str]] = []
         """(sentence, direction, answer) of the question cards taken."""
+
+    def has(self, index: int) -> bool:
+        return any(taken == index for taken, _ in self.cards)
 
     def per_decision(self, card: Card) -> int:
         return self.decisions.get(_decision(card), 0)

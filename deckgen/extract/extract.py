@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..files.datadir import data_dir
@@ -20,9 +20,11 @@ from ..text.units import MAX_SENTENCE_CHARS, MAX_UNITS, Unit, cut_overlong, spli
 from ..types import Entry, Fact, Relation, Review, Verdict, norm
 from .decisions import decision_score
 from .decisions import weights as decision_weights
-from .headline import headline_facts
+from .headline import core_of, headline_facts
 from .relations import RelationFinder, finder_for, subject_predicate
 from .roles import clause_spans, decision_text, has_decision_cue, is_label
+from .slots import GAP
+from .spans import Site, key_spans
 from .whole import whole_facts
 
 # Checked in this order: "不值得精读" contains 精读, "值得快速精读" is a skim.
@@ -111,13 +113,24 @@ def find_pr_refs(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f"#{n}" for n in _PR_REF_RE.findall(text)))
 
 
-def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
-    """Everything deckgen understands of *entry*'s review."""
-    seg = seg or get_segmenter()
+@dataclass(frozen=True)
+class _Reading:
+    """A review read down to its decision units: what :func:`extract_review` and the span sites share."""
+
+    plain: str
+    bold: list[tuple[int, int]]
+    units: list[Unit]
+    scores: tuple[tuple[str, float], ...]
+    long_sentences: tuple[tuple[int, int], ...]
+    unread: tuple[int, int] | None
+    by_clause: dict[str, float]
+
+    def score_of(self, clause: str) -> float | None:
+        return self.by_clause.get(clause.strip(_TRIM))
+
+
+def _read(entry: Entry, seg: Segmenter) -> _Reading:
     plain, bold = strip_bold(without_markers(entry.review))
-    verdict, phrase = find_verdict(plain)
-    finder = finder_for(seg)
-    facts: list[Fact] = []
     # A sentence too long to read whole is read in pieces, and a review of too many is read in part (see
     # MAX_SENTENCE_CHARS and MAX_UNITS): the build says where.
     written = split_units(plain, bold)
@@ -139,6 +152,19 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
              for u, kept in found]
     units_ = [replace(u, text=kept, lead=decision_text(Unit(u.lead, u.offset)) if u.lead else "")
               for u, kept in found if kept]
+    return _Reading(plain, bold, units_, scores, long_sentences, unread, by_clause)
+
+
+def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
+    """Everything deckgen understands of *entry*'s review."""
+    seg = seg or get_segmenter()
+    reading = _read(entry, seg)
+    plain = reading.plain
+    verdict, phrase = find_verdict(plain)
+    finder = finder_for(seg)
+    facts: list[Fact] = []
+    by_clause = reading.by_clause
+    units_ = reading.units
 
     def is_decision(clause: str) -> bool:
         """A clause the decision model scores as one, or (with no model) one holding a decision cue."""
@@ -148,11 +174,73 @@ def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
     for number, unit in enumerate(units_, start=1):
         line = entry.review_line + plain.count("\n", 0, unit.offset)
         facts.extend(replace(f, unit=number) for f in _unit_facts(unit, line, finder, previous, is_decision))
+        facts.extend(replace(f, unit=number) for f in _span_facts(unit, line, seg, reading))
         previous = _summary(unit)
     steps = [number for number, unit in enumerate(units_, start=1) if unit.family == "seq"]
     facts.extend(replace(f, unit=steps[0]) for f in _procedure_facts(units_, entry))
-    return Review(entry, verdict, phrase, _dedupe([*headline_facts(entry, seg), *facts]), find_identifiers(plain),
-                  find_pr_refs(plain), scores, long_sentences, unread)
+    return Review(entry, verdict, phrase, _dedupe([*headline_facts(entry, seg), *_summary_span_facts(entry, seg), *facts]),
+                  find_identifiers(plain), find_pr_refs(plain), reading.scores, reading.long_sentences, reading.unread)
+
+
+def span_sites(entry: Entry, seg: Segmenter) -> Iterator[tuple[str, Site]]:
+    """Every clause the span model reads in *entry* (its summary's, then each decision unit's), with its site."""
+    for clause in _clauses(core_of(entry.title)):
+        yield clean(clause), Site("title")
+    reading = _read(entry, seg)
+    for unit in reading.units:
+        yield from _unit_sites(unit, reading)
+
+
+def _unit_sites(unit: Unit, reading: _Reading) -> Iterator[tuple[str, Site]]:
+    """The clauses of a decision unit the span model reads: those of its explanation when it is named."""
+    text = unit.text.replace("\n", "")
+    name, body = _named_part(unit, text)
+    where = "named" if name and not is_label(name) else "item" if unit.ordinal else "prose"
+    for position, clause in enumerate(_clauses(body)):
+        yield clean(clause), Site(where, position == 0, reading.score_of(clause))
+
+
+def _span_facts(unit: Unit, line: int, seg: Segmenter, reading: _Reading) -> list[Fact]:
+    """The key phrases of a decision unit's clauses: each a cloze gap in its clause (``marker`` "span"), and a thing
+    (a noun phrase) also asked in place (a :data:`Relation.SLOT` fact: 两端的协调暂时依赖什么？)."""
+    text = unit.text.replace("\n", "")
+    name = _named_part(unit, text)[0]
+    name = "" if is_label(name) else name
+    facts = []
+    for clause, site in _unit_sites(unit, reading):
+        if site.where == "prose" and (site.decision or 0.0) < _SPAN_CLAUSE:
+            continue  # prose also tells what went wrong and what followed: only its decisions are asked
+        for span in key_spans(clause, seg, site, limit=_SPANS_PER_CLAUSE, floor=_SPAN_FLOOR):
+            facts.append(Fact(Relation.TERM, span.text, clause, text, line, marker="span", name=name, lead=unit.lead,
+                              score=span.probability))
+            if span.askable and units(clause) - units(span.text) >= _SHORTEST_SLOT_REST:
+                asked = clause[:span.start] + GAP + clause[span.end:]
+                facts.append(Fact(Relation.SLOT, asked, span.text, text, line, marker="span", verb="什么", name=name,
+                                  score=span.probability))
+    return facts
+
+
+def _summary_span_facts(entry: Entry, seg: Segmenter) -> list[Fact]:
+    """The summary's key phrases, each a cloze gap in the whole summary (``marker`` "headline")."""
+    title = core_of(entry.title)
+    facts = []
+    # A gap hides at most a third of the summary, or it says too little to be recalled from (card-quality A9).
+    longest = int(_LARGEST_GAP * units(title))
+    for clause, site in ((clean(c), Site("title")) for c in _clauses(title)):
+        for span in key_spans(clause, seg, site, limit=_SPANS_PER_CLAUSE, floor=_SPAN_FLOOR, longest=longest):
+            facts.append(Fact(Relation.TERM, span.text, title, entry.title, entry.title_line, marker="headline",
+                              score=span.probability))
+    return facts
+
+
+_SPAN_CLAUSE = 0.2
+"""The decision score from which a clause of prose has its key phrases asked."""
+_SPANS_PER_CLAUSE = 2
+_SPAN_FLOOR = 0.1
+"""The least probability of a key phrase that is offered as a gap."""
+_LARGEST_GAP = 0.35
+_SHORTEST_SLOT_REST = 4
+"""Units a clause must keep around a phrase asked in place: "依赖什么？" alone asks nothing."""
 
 
 _TRIM = " \t\n，,；;。：:、"

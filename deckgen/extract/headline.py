@@ -21,7 +21,7 @@ from ..files.datadir import data_dir
 from ..text.clauses import clean
 from ..text.segment import PROTECTED_RE, Segmenter, units
 from ..types import Entry, Fact, Relation
-from .slots import GAP, slot_facts
+from .slots import slot_facts
 
 HEADLINE_FILE = "headline.toml"
 _LONGEST_ANSWER = 35
@@ -159,24 +159,25 @@ class _Summary:
             self.fact("colon", head, first if units(first) <= _LONGEST_ANSWER else _split(body, "，,；;")[0])
         for number, clause in enumerate(main):
             for slot in slot_facts(_ALSO.sub("", clause), self.entry.title_line, self.seg):
-                if slot.marker in ("object", "instrument", "place") and (number or not self.facts):
+                if slot.marker in ("object", "instrument", "place"):
                     shown = slot.subject if not number else f"{main[0]}，{slot.subject}"
-                    self.fact("slot", shown, slot.detail, slot.verb)  # 接入什么作为新的注意力后端？
-        if not goals and len(main) >= 2:  # the summary's second clause: its own card, asked after the first
+                    self.fact("slot", shown, slot.detail, slot.verb, goal)  # 接入什么作为新的注意力后端？
+        if not goals and len(main) >= 2:  # the summary's second clause, when it adds a thing: what was added for it
             then = _ALSO.sub("", main[1])
-            verb = self.opens_with(then, self.rules.adding)
-            if verb:  # "MRV2 支持 prompt embeds，新增 Triton 叠加 kernel": what was added for it
+            words = [t for t in self.seg.tokenize(then) if t.text.strip()]
+            verb = words[0].text if words and words[0].text in self.rules.adding else ""  # 加载 is no 加
+            if verb:  # "MRV2 支持 prompt embeds，新增 Triton 叠加 kernel" (a second clause that says how or why the
+                # first was done is no card of its own: asked "具体怎么做？", it answered with an effect or motive)
                 self.fact("then_add", main[0], re.sub(r"^了\s*", "", then[len(verb):]), verb)
-            else:
-                self.fact("then", main[0], then)
-        # Last resorts, which selection takes only when no question above passes the quality gate.
+        # For a summary no form above fits: a cloze over its longest name, and 该 PR V了什么 (the gate refuses it when
+        # the object says too little of which PR it is).
         self.cloze(title)
         if main:
             self.verb_object(main[0])
         return self.facts
 
     def verb_object(self, clause: str) -> None:
-        """The last resort, for a summary that is only "V O" (拆分存储层的读写路径): 该 PR 拆分了什么？ → O."""
+        """A summary that is only "V O" (拆分存储层的读写路径): 该 PR 拆分了什么？ → O."""
         tokens = [t for t in self.seg.tokenize(clause) if t.text.strip()]
         if len(tokens) >= 2 and not tokens[0].protected and self.seg.pos(tokens[0].text).startswith("v") \
                 and tokens[1].text not in ("了", "的", "得"):

@@ -14,6 +14,11 @@ Takes the cards of a corpus (:func:`deckgen.pipeline.build_corpus`) and gold PR 
   ``not_decisions`` parts; it is *checkable* when its answer occurs in the summary line or the review at all.
   The summary line is never inside a ``not_decisions`` part: an answer found there (a headline card's) is on
   target.
+* The **oracle** is the share of decisions some *candidate* card of the PR that passes the quality gate tests,
+  selected or not: what selection could reach at best.
+* A question is **context-free** when its cue names only the repository and the question holds too little else
+  to say which PR it is about (:func:`deckgen.cards.gate.check_context_free`); it is **repeated** when another
+  card of the deck asks the very same front.
 
 Backticks and bold markers are markup only: every comparison is made without them.  The extractor never reads
 the gold files: they are a measure, not rule data.
@@ -31,7 +36,8 @@ from typing import Any
 
 from ..errors import DeckgenError
 from ..options import BuildOptions
-from ..cards.gate import BAD_START, balanced, ends_mid_phrase
+from ..cards.cards import make_candidates
+from ..cards.gate import BAD_START, balanced, check_context_free, ends_mid_phrase, warnings_unless_rejected
 from ..text.segment import get_segmenter
 from ..deck.notes import Corpus, note_fields
 from ..pipeline import build_corpus
@@ -116,16 +122,25 @@ class PrScore:
     cards: list[AnkiCard]
     off: list[AnkiCard]
     checkable: int
+    reachable: int = 0
+    """Decisions some candidate that passes the gate tests (the oracle)."""
 
 
-def score_pr(pr: GoldPr, cards: Sequence[Card], review_text: str) -> PrScore:
-    """How the cards of one PR (none of them glossary cards) do against its gold entry."""
+def tests(decision: dict[str, Any], texts: Sequence[str]) -> bool:
+    """Whether a card testing one of *texts* (plain answers or gaps) tests the gold *decision*."""
+    return any(k in t for k in decision_keys(decision) for t in texts)
+
+
+def score_pr(pr: GoldPr, cards: Sequence[Card], review_text: str, candidates: Sequence[Card] = ()) -> PrScore:
+    """How the cards of one PR (none of them glossary cards) do against its gold entry; *candidates* are the PR's
+    candidate cards that pass the gate, for the oracle."""
     shown = [a for c in cards for a in anki_cards(c)]
     texts = [t for a in shown for t in a.tested]
     tested, untested = [], []
     for decision in pr["decisions"]:
-        keys = decision_keys(decision)
-        (tested if any(k in t for k in keys for t in texts) else untested).append(decision["key"])
+        (tested if tests(decision, texts) else untested).append(decision["key"])
+    offered = [t for c in candidates for a in anki_cards(c) for t in a.tested]
+    reachable = sum(1 for decision in pr["decisions"] if tests(decision, offered))
     # The summary line heads the text: a headline card's answer comes from it, and no not_decisions part is in it.
     title = plain(pr["title"])
     review = title + "\n" + plain(review_text)
@@ -138,7 +153,7 @@ def score_pr(pr: GoldPr, cards: Sequence[Card], review_text: str) -> PrScore:
             checkable += 1
             if any(verdicts):
                 off.append(anki_card)
-    return PrScore(pr["title"], len(pr["decisions"]), tested, untested, shown, off, checkable)
+    return PrScore(pr["title"], len(pr["decisions"]), tested, untested, shown, off, checkable, reachable)
 
 
 def score_corpus(corpus: Corpus, gold: Sequence[GoldPr]) -> list[PrScore]:
@@ -153,7 +168,12 @@ def score_corpus(corpus: Corpus, gold: Sequence[GoldPr]) -> list[PrScore]:
     missing = [pr["title"] for pr in gold if (pr["file"], pr["title"]) not in reviews]
     if missing or not gold:
         raise DeckgenError(f"gold PRs not found in the seeds: {missing}" if missing else "no gold PR is in these seeds")
-    return [score_pr(pr, by_pr.get((pr["file"], pr["title"]), []), reviews[(pr["file"], pr["title"])]) for pr in gold]
+    seg = get_segmenter()
+    offered = {(r.entry.path.name, r.entry.title): [c.card for c in make_candidates(r, seg)
+                                                    if warnings_unless_rejected(c.card, seg) is not None]
+               for r in corpus.reviews}
+    return [score_pr(pr, by_pr.get((pr["file"], pr["title"]), []), reviews[(pr["file"], pr["title"])],
+                     offered[(pr["file"], pr["title"])]) for pr in gold]
 
 
 def score(sources: Sequence[Path], gold: Sequence[GoldPr], options: BuildOptions | None = None) -> list[PrScore]:
@@ -193,3 +213,21 @@ def rendering_problems(card: AnkiCard) -> list[str]:
     if any(a and norm(a) in shown for a in answers):
         problems.append("answer on front")
     return problems
+
+
+def context_free(cards: Sequence[Card]) -> list[Card]:
+    """The question cards of *cards* whose question, with its cue, would fit any PR of its repository."""
+    seg = get_segmenter()
+    return [c for c in cards if check_context_free(c, seg)]
+
+
+def repeated(cards: Sequence[Card]) -> list[Card]:
+    """The cards of a deck (*cards*, glossary cards included) whose front another card before them shows."""
+    seen: set[str] = set()
+    again = []
+    for card in cards:
+        front = norm(f"{card.cue}{cloze_plain(card.prompt, style='blank')}")
+        if front in seen:
+            again.append(card)
+        seen.add(front)
+    return again

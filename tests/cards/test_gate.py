@@ -196,3 +196,26 @@ def test_cloze_costs_one_slot_per_gap() -> None:
     three = gate.Candidate(replace(CLOZE, prompt="通过" + deletion(1, "预分配") + deletion(2, " `workspace` ")
                                    + "来" + deletion(3, "避免在捕获期间分配显存")), 2.0, REVIEW)
     assert gate.score(three, []) < gate.score(one, [])
+
+
+@pytest.mark.parametrize("repo, cue, question", [
+    # Headline questions of corpus/dev's deck at c48fc35 that fit any PR of their repository (issue #30).
+    ("sgl-project/sglang", "sglang", "该 PR 新增什么？"),
+    ("vllm-project/vllm", "vllm", "该 PR 给 vLLM 引入了什么？"),
+    ("vllm-project/vllm", "vllm", "V1 引擎支持了什么？"),
+    ("ggml-org/llama.cpp", "llama.cpp · PR #1234", "server 默认开启了什么？"),
+])
+def test_a_question_under_the_repository_alone_must_say_which_pr(repo: str, cue: str, question: str) -> None:
+    card = replace(BASE, entry=replace(ENTRY, repo=repo), kind=CardKind.HEADLINE, cue=cue, prompt=question)
+    assert codes(card, gate.check_context_free) == ["Q8:R"]
+
+
+@pytest.mark.parametrize("cue, question", [
+    ("vllm", "为提升性能与健壮性，该 PR 为多模态音频重采样添加了什么？"),
+    ("sglang", "PD 分离接入的是什么？"),
+    ("vllm · V1 调度器", "该 PR 新增什么？"),  # a cue naming what the PR is about says which PR
+])
+def test_a_question_with_its_goal_object_or_area_stands_alone(cue: str, question: str) -> None:
+    card = replace(BASE, entry=replace(ENTRY, repo="vllm-project/vllm"), kind=CardKind.HEADLINE, cue=cue,
+                   prompt=question)
+    assert codes(card, gate.check_context_free) == []

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from deckgen.cards.gate import Candidate, anki_cards
-from deckgen.cards.select import CARDS_BY_VERDICT, MAX_CARDS_PER_PR, select_cards
+from deckgen.cards.select import CARDS_BY_VERDICT, MAX_CARDS_PER_PR, Thresholds, select_cards
 from deckgen.text.markup import deletion
 from deckgen.text.segment import get_segmenter
 from deckgen.types import Card, CardKind, Entry, Verdict
@@ -18,11 +18,17 @@ MANY = Entry("o/r", "重构调度器的内存管理", DECISIONS, Path("s.txt"), 
 
 def chosen(*cards: Card, rank: float = 2.0, limit: int = MAX_CARDS_PER_PR, verdict: Verdict = Verdict.DEEP,
            facts: dict[str, str] | None = None) -> list[Card]:
-    """What select_cards keeps of *cards*, ranked by hand (no model); each card asks a fact of its own unless *facts*
-    (key → fact) says otherwise."""
+    """What select_cards keeps of *cards*, ranked by hand (no model, no threshold); each card asks a fact of its own
+    unless *facts* (key → fact) says otherwise."""
     facts = facts or {}
-    return select_cards([Candidate(c, rank, c.entry.review, facts.get(c.key, c.key)) for c in cards], get_segmenter(),
-                        limit=limit, verdict=verdict, model={})
+    return select_cards([Candidate(c, rank, c.entry.review, facts.get(c.key, c.key), unit=_unit(c)) for c in cards],
+                        get_segmenter(), limit=limit, verdict=verdict, model={}, acceptance={}, thresholds=Thresholds())
+
+
+def _unit(card: Card) -> int:
+    """The decision unit of a card of :func:`decision` (its number, from 1), or 1."""
+    digits = [int(part) for part in card.sentence.split() if part.isdigit()]
+    return digits[0] + 1 if digits else 1
 
 
 def decision(n: int, kind: CardKind = CardKind.WHY) -> Card:
@@ -72,8 +78,8 @@ def test_a_decision_gets_two_cards_at_most_of_two_facts_one_each_way_and_one_clo
     assert len(chosen(how, contrast)) == 1  # both ask what was done: one way once
     mirror = {why.key: "the fact", how.key: "the fact"}
     assert len(chosen(why, how, facts=mirror)) == 1  # its why after its how mostly restates it
-    named = replace(how, answer="“环形缓冲区”")  # unless the other side asks for the decision by its name
-    assert len(chosen(why, named, facts={why.key: "the fact", named.key: "the fact"})) == 2
+    named = replace(how, answer="“环形缓冲区”")  # even when the other side asks for the decision by its name
+    assert len(chosen(why, named, facts={why.key: "the fact", named.key: "the fact"})) == 1
     sentence = decision(1).sentence
     one = replace(CLOZE, key="cloze:a", sentence=sentence)
     other = replace(CLOZE, key="cloze:b", sentence=sentence,
@@ -102,3 +108,21 @@ def test_a_fuller_answer_replaces_a_weaker_card_of_the_same_decision_asked_the_s
     for cards in ((short, full), (full, short)):
         kept = chosen(*cards)
         assert [c.key for c in kept] == ["how:full"]
+
+
+def test_a_key_phrase_card_is_taken_only_when_no_other_card_of_its_unit_clears_the_bar() -> None:
+    """Raters kept fewer gaps found by the key-phrase model than questions read from relations (issue #30): such a
+    card stands in for a unit with nothing better, and is never a second card."""
+    seg = get_segmenter()
+    why, how = decision(1, CardKind.WHY), decision(1, CardKind.HOW)
+    gap = replace(CLOZE, key="cloze:p", sentence=why.sentence, entry=MANY, answer="环形缓冲区",
+                  prompt="第 1 个做法用" + deletion(1, "环形缓冲区") + "避免第 1 种分配抖动，而非逐次分配")
+
+    def pick(*pairs: tuple[Card, str], bars: Thresholds = Thresholds()) -> list[str]:
+        candidates = [Candidate(c, 2.0, c.entry.review, c.key, unit=1, marker=m) for c, m in pairs]
+        return [c.key for c in select_cards(candidates, seg, model={}, acceptance={}, thresholds=bars)]
+
+    assert pick((gap, "span"), (why, "以")) == ["why:1"]  # the question first, and the gap is no second card
+    assert pick((gap, "span")) == ["cloze:p"]  # nothing else: the gap stands in
+    assert pick((gap, "span"), bars=Thresholds(phrase=1.01)) == ["cloze:p"]  # a PR with no card gets its best one
+    assert pick((gap, "span"), (how, "通过"), bars=Thresholds(unit=1.01, phrase=1.01)) == ["how:1"]

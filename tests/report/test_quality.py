@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from deckgen.errors import DeckgenError
-from deckgen.report.quality import score, score_pr
+from deckgen.report.quality import context_free, repeated, score, score_pr
 from deckgen.text.markup import deletion
+from deckgen.types import CardKind
 from tests.cards.test_gate import BASE, CLOZE, ENTRY
 from tests.conftest import FIXTURES
 
@@ -65,3 +66,19 @@ def test_rendering_problems_see_what_a_learner_sees() -> None:
     assert "answer on front" in rendering_problems(shown)
     [unpaired] = anki_cards(replace(BASE, answer="「预分配"))
     assert "unbalanced" in rendering_problems(unpaired)
+
+
+def test_the_oracle_counts_what_any_candidate_tests() -> None:
+    pr = {"title": ENTRY.title, "decisions": [{"key": "workspace"}, {"key": "减少初始化开销"}], "not_decisions": []}
+    scored = score_pr(pr, [], ENTRY.review, candidates=[CLOZE])
+    assert scored.tested == [] and scored.reachable == 1
+
+
+def test_context_free_and_repeated_questions_are_counted_across_a_deck() -> None:
+    """A question under the repository's cue alone that fits any of its PRs (corpus/dev at c48fc35: 【sglang】该 PR
+    新增什么？) is counted, and so is a front another card of the deck shows too, whatever its PR."""
+    bare = replace(BASE, kind=CardKind.HEADLINE, cue="r", prompt="该 PR 新增什么？", answer="预分配工作区")
+    other_pr = replace(BASE, entry=replace(ENTRY, title="另一个 PR"))
+    assert context_free([BASE, bare]) == [bare]
+    assert repeated([BASE, bare, other_pr]) == [other_pr]
+    assert repeated([BASE, CLOZE]) == []

@@ -94,26 +94,29 @@ def test_decisions_without_card_are_not_in_the_deck(runner: CliRunner, seeds_dec
 
 
 def test_stats_text_for_a_corpus_with_no_decision(runner: CliRunner, tmp_path: Path) -> None:
-    """Exact report for one PR deckgen can read no decision from: its summary's change whole is its one card (every
-    PR gets a card, issue #25), and the warnings say what the review lacks."""
+    """Exact report for one PR whose summary says nothing of what changed and whose review states no decision: no
+    card asks "该 PR 做了什么改动？" (it fits any PR of the repository, issue #30), so the PR has no card, and the
+    warnings say so and what the review lacks."""
     seed = write_seed(tmp_path, "s.txt", "o/r\n\n一些小改动。\n\n只是换了时间戳格式。\n")
     result = runner.invoke(cli, ["stats", str(seed)])
     assert result.exit_code == 0
     assert result.stdout == f"""\
-1 PRs in 1 seed file(s): 0 decisions (0 facts), 1 notes, 1 cards
-cards by kind:     headline 1
+1 PRs in 1 seed file(s): 0 decisions (0 facts), 0 notes, 0 cards
+cards by kind:     none
 cards by topic:    none
-cards by verdict:  unknown 1
+cards by verdict:  none
 PRs by verdict:    unknown 1
-answer length (units): min 5 · median 5 · p90 5 · max 5
-    1-5  ████████████████████████ 1
+answer length (units): min 0 · median 0 · p90 0 · max 0
+    1-5                           0
    6-10                           0
   11-20                           0
   21-35                           0
     36+                           0
-PRs without a card: 0
+PRs without a card: 1
+  {seed}:3  0 card(s)  一些小改动。
 decisions that produced no card: 0
-warnings: 2
+warnings: 3
+  {seed}:3: no card for this PR; its review states no design decision deckgen can read (name each decision: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y，以 Z)
   {seed}:5: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review (say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读)
   {seed}:5: no design decision found in the review (name decisions as 1) 2) … or **名称**: 说明, or with connectives such as 采用 X 而非 Y, X，以避免 Y)
 """

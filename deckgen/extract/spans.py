@@ -1,0 +1,185 @@
+"""A clause of a decision in; its key phrases out: the spans a learner should recall, scored by a small model.
+
+A review states a decision in its own words, and the phrase a good card asks for (``lru_cache``, 只负责查找,
+默认开启, 回退到非 GPU 的 runner) is a run of whole words of one clause.  Relation templates find some of them;
+this model finds them anywhere: every run of one to :data:`LONGEST_TOKENS` words that may start and end a phrase
+is scored by a logistic model over the words at its edges and around it, its length and shape, and where its
+clause stands (the summary line, a named decision, an item of a list, prose) and how likely the clause states a
+decision.  Its weights are data (``rules/spans.json``), trained by ``benchmarks/train_spans.py`` on the
+development half of the labelled corpus only, whose gold keys are such spans; a word the model names is one
+seen in many reviews, never a name of one PR.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..files.datadir import data_dir
+from ..text.segment import Segmenter, Token, units
+
+SPANS_FILE = "spans.json"
+LONGEST_TOKENS = 7
+"""Words a span may hold: 96% of the development half's gold keys hold at most 7."""
+LONGEST_UNITS = 14
+_OPENERS = frozenset("（(“「《")
+_CLOSERS = frozenset("）)”」》")
+_PUNCT = frozenset("，,；;。：:、！？!?…—·")
+_THING_ENDS = frozenset({"n", "C", "L", "e"})
+_OBJECT_AFTER = frozenset({"为", "成", "到", "是", "了"})
+"""Shapes (:func:`_shape`, first letter) of a phrase's last word when it names a thing: nouns, code, English."""
+_NEVER_FIRST = frozenset({"的", "了", "着", "和", "与", "及", "或", "并", "而", "且", "但", "则", "是", "地", "得", "也",
+                          "就", "都", "又", "还", "把", "将", "被", "让", "使"})
+_NEVER_LAST = frozenset({"的", "和", "与", "及", "或", "并", "而", "将", "在", "对", "把", "被", "从", "向", "以", "为",
+                         "让", "使", "由", "给", "用", "通过", "是", "地", "得"})
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a clause stands: ``title`` (the summary line), ``named`` (a named decision's explanation), ``item``
+    (an item of a list) or ``prose``; whether it is its unit's first clause; its decision score (None: unknown)."""
+
+    where: str
+    first: bool = True
+    decision: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpan:
+    text: str
+    start: int
+    end: int
+    probability: float
+    askable: bool
+    """Whether the phrase can be asked for in place with 什么: it names a thing (it ends in a noun or a name and
+    opens with no verb) where an object stands (after a verb or a preposition: 依赖 ETCD, 用 X 管理).  A thing
+    asked where a subject stands read as vague ("什么只负责查找？": round 1 of the verdicts)."""
+
+
+def _shape(token: Token, seg: Segmenter) -> str:
+    if token.protected:
+        return "C" if token.text.startswith("`") else "L"
+    if token.text.isdigit():
+        return "D"
+    if token.text in _OPENERS or token.text in _CLOSERS:
+        return "Q"
+    if token.text in _PUNCT:
+        return "P"
+    return (seg.pos(token.text) or "x")[:2]
+
+
+def _bucket(n: float, edges: tuple[float, ...]) -> str:
+    return next((f"<={edge}" for edge in edges if n <= edge), "more")
+
+
+class _Words:
+    """The tokens of one clause with what every span's features read of them, computed once."""
+
+    def __init__(self, clause: str, seg: Segmenter) -> None:
+        self.tokens = [t for t in seg.tokenize(clause) if t.text.strip()]
+        self.shapes = [_shape(t, seg) for t in self.tokens]
+        self.texts = [t.text for t in self.tokens]
+        self.verbs = [s.startswith("v") and s != "vn" for s in self.shapes]
+
+    def starts(self, i: int) -> bool:
+        text = self.texts[i]
+        return text not in _NEVER_FIRST and text not in _PUNCT and text not in _CLOSERS
+
+    def ends(self, j: int) -> bool:
+        text = self.texts[j]
+        return text not in _NEVER_LAST and text not in _PUNCT and text not in _OPENERS
+
+
+def _balanced(texts: list[str]) -> bool:
+    depth = 0
+    for text in texts:
+        if text in _OPENERS:
+            depth += 1
+        elif text in _CLOSERS:
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and sum(t.count("`") for t in texts) % 2 == 0
+
+
+def spans(clause: str, seg: Segmenter, site: Site) -> Iterator[tuple[int, int, list[str]]]:
+    """Every span of *clause* a phrase may be (token indices ``i:j`` of its words), with its features."""
+    return _spans(clause, _Words(clause, seg), site)
+
+
+def _spans(clause: str, words: _Words, site: Site) -> Iterator[tuple[int, int, list[str]]]:
+    n = len(words.tokens)
+    context = ["bias", f"site={site.where}", f"first={site.first}"]
+    if site.decision is not None:
+        context.append(f"decision{_bucket(round(10 * site.decision), (2, 4, 6, 8))}")
+    for i in range(n):
+        if not words.starts(i):
+            continue
+        before = f"p={words.shapes[i - 1]}" if i else "p=^"
+        before_word = f"pw={words.texts[i - 1]}" if i else "pw=^"
+        for j in range(i + 1, min(n, i + LONGEST_TOKENS) + 1):
+            if not words.ends(j - 1) or not _balanced(words.texts[i:j]):
+                continue
+            text = clause[words.tokens[i].start:words.tokens[j - 1].end]
+            size = units(text)
+            if size > LONGEST_UNITS:
+                break
+            if size < 2 and not words.tokens[i].protected:
+                continue
+            verbs = sum(words.verbs[i:j])
+            found = [*context, before, before_word,
+                     f"x={words.shapes[j]}" if j < n else "x=$", f"xw={words.texts[j]}" if j < n else "xw=$",
+                     f"f={words.shapes[i]}", f"l={words.shapes[j - 1]}", f"fw={words.texts[i]}",
+                     f"lw={words.texts[j - 1]}", f"fl={words.shapes[i]}_{words.shapes[j - 1]}",
+                     f"n={j - i}", f"u{_bucket(size, (1, 2, 3, 4, 6, 8, 11))}", f"verbs={min(verbs, 2)}",
+                     f"px={before[2:]}_{words.shapes[j] if j < n else '$'}"]
+            if i == 0 and j == n:
+                found.append("whole")
+            elif i == 0:
+                found.append("at_start")
+            elif j == n:
+                found.append("at_end")
+            if "的" in words.texts[i:j]:
+                found.append("has_de")
+            yield i, j, found
+
+
+@lru_cache(maxsize=1)
+def weights() -> dict[str, float]:
+    """The model's weights (``rules/spans.json``); empty when there is none, and then no span is found."""
+    path = data_dir("rules") / SPANS_FILE
+    if not path.exists():
+        return {}
+    return {str(k): float(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["weights"].items()}
+
+
+def probability(names: list[str], table: dict[str, float]) -> float:
+    z = sum(table.get(name, 0.0) for name in names)
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+
+def key_spans(clause: str, seg: Segmenter, site: Site, limit: int = 2, floor: float = 0.0,
+              longest: int = LONGEST_UNITS) -> list[KeySpan]:
+    """The *limit* likeliest key phrases of *clause* of at most *longest* units that do not overlap, each but the
+    first at least *floor* likely."""
+    table = weights()
+    if not table:
+        return []
+    scored = []
+    words = _Words(clause, seg)
+    tokens = words.tokens
+    for i, j, names in _spans(clause, words, site):
+        if units(clause[tokens[i].start:tokens[j - 1].end]) <= longest:
+            scored.append((-probability(names, table), tokens[i].start, tokens[j - 1].end, i, j))
+    found: list[KeySpan] = []
+    for chance, a, b, i, j in sorted(scored):
+        if len(found) >= limit or (found and -chance < floor):
+            break  # the likeliest phrase of a clause is always offered: most clauses of a decision hold one
+        if all(b <= k.start or a >= k.end for k in found):
+            thing = words.shapes[j - 1][:1] in _THING_ENDS and not words.verbs[i]
+            placed = i > 0 and (words.verbs[i - 1] or words.shapes[i - 1] == "p" or words.texts[i - 1] in _OBJECT_AFTER)
+            found.append(KeySpan(clause[a:b], a, b, round(-chance, 3), thing and placed))
+    return found
