@@ -110,32 +110,45 @@ def spans(clause: str, seg: Segmenter, site: Site) -> Iterator[tuple[int, int, l
     return _spans(clause, _Words(clause, seg), site)
 
 
-def _spans(clause: str, words: _Words, site: Site) -> Iterator[tuple[int, int, list[str]]]:
-    n = len(words.tokens)
+def _context(site: Site) -> list[str]:
+    """The features every span of a clause at *site* shares."""
     context = ["bias", f"site={site.where}", f"first={site.first}"]
     if site.decision is not None:
         context.append(f"decision{_bucket(round(10 * site.decision), (2, 4, 6, 8))}")
+    return context
+
+
+def _start(words: _Words, i: int) -> list[str]:
+    """The features of a span that starts at word *i*: the word before it, and its first word."""
+    return [f"p={words.shapes[i - 1]}" if i else "p=^", f"pw={words.texts[i - 1]}" if i else "pw=^",
+            f"f={words.shapes[i]}", f"fw={words.texts[i]}"]
+
+
+def _end(words: _Words, j: int) -> list[str]:
+    """The features of a span that ends before word *j*: the word after it, and its last word."""
+    n = len(words.tokens)
+    return [f"x={words.shapes[j]}" if j < n else "x=$", f"xw={words.texts[j]}" if j < n else "xw=$",
+            f"l={words.shapes[j - 1]}", f"lw={words.texts[j - 1]}"]
+
+
+def _pairs(clause: str, words: _Words) -> Iterator[tuple[int, int, list[str]]]:
+    """Every span a phrase may be, with the features that depend on both its ends."""
+    n = len(words.tokens)
     for i in range(n):
         if not words.starts(i):
             continue
-        before = f"p={words.shapes[i - 1]}" if i else "p=^"
-        before_word = f"pw={words.texts[i - 1]}" if i else "pw=^"
+        before = words.shapes[i - 1] if i else "^"
         for j in range(i + 1, min(n, i + LONGEST_TOKENS) + 1):
             if not words.ends(j - 1) or not _balanced(words.texts[i:j]):
                 continue
-            text = clause[words.tokens[i].start:words.tokens[j - 1].end]
-            size = units(text)
+            size = units(clause[words.tokens[i].start:words.tokens[j - 1].end])
             if size > LONGEST_UNITS:
                 break
             if size < 2 and not words.tokens[i].protected:
                 continue
-            verbs = sum(words.verbs[i:j])
-            found = [*context, before, before_word,
-                     f"x={words.shapes[j]}" if j < n else "x=$", f"xw={words.texts[j]}" if j < n else "xw=$",
-                     f"f={words.shapes[i]}", f"l={words.shapes[j - 1]}", f"fw={words.texts[i]}",
-                     f"lw={words.texts[j - 1]}", f"fl={words.shapes[i]}_{words.shapes[j - 1]}",
-                     f"n={j - i}", f"u{_bucket(size, (1, 2, 3, 4, 6, 8, 11))}", f"verbs={min(verbs, 2)}",
-                     f"px={before[2:]}_{words.shapes[j] if j < n else '$'}"]
+            found = [f"fl={words.shapes[i]}_{words.shapes[j - 1]}", f"n={j - i}",
+                     f"u{_bucket(size, (1, 2, 3, 4, 6, 8, 11))}", f"verbs={min(sum(words.verbs[i:j]), 2)}",
+                     f"px={before}_{words.shapes[j] if j < n else '$'}"]
             if i == 0 and j == n:
                 found.append("whole")
             elif i == 0:
@@ -145,6 +158,24 @@ def _spans(clause: str, words: _Words, site: Site) -> Iterator[tuple[int, int, l
             if "的" in words.texts[i:j]:
                 found.append("has_de")
             yield i, j, found
+
+
+def _spans(clause: str, words: _Words, site: Site) -> Iterator[tuple[int, int, list[str]]]:
+    context = _context(site)
+    for i, j, pair in _pairs(clause, words):
+        yield i, j, [*context, *_start(words, i), *_end(words, j), *pair]
+
+
+def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> Iterator[tuple[int, int, float]]:
+    """What :func:`_spans` gives, each span's weights summed instead of its feature names: the weights of a span's
+    clause, start and end are looked up once, not once per span (most of a build's time otherwise)."""
+    w = table.get
+    context = sum(w(name, 0.0) for name in _context(site))
+    n = len(words.tokens)
+    starts = [sum(w(name, 0.0) for name in _start(words, i)) for i in range(n)]
+    ends = [0.0] + [sum(w(name, 0.0) for name in _end(words, j)) for j in range(1, n + 1)]
+    for i, j, pair in _pairs(clause, words):
+        yield i, j, context + starts[i] + ends[j] + sum(w(name, 0.0) for name in pair)
 
 
 @lru_cache(maxsize=1)
@@ -157,7 +188,10 @@ def weights() -> dict[str, float]:
 
 
 def probability(names: list[str], table: dict[str, float]) -> float:
-    z = sum(table.get(name, 0.0) for name in names)
+    return _logistic(sum(table.get(name, 0.0) for name in names))
+
+
+def _logistic(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
@@ -171,9 +205,9 @@ def key_spans(clause: str, seg: Segmenter, site: Site, limit: int = 2, floor: fl
     scored = []
     words = _Words(clause, seg)
     tokens = words.tokens
-    for i, j, names in _spans(clause, words, site):
+    for i, j, z in _sums(clause, words, site, table):
         if units(clause[tokens[i].start:tokens[j - 1].end]) <= longest:
-            scored.append((-probability(names, table), tokens[i].start, tokens[j - 1].end, i, j))
+            scored.append((-_logistic(z), tokens[i].start, tokens[j - 1].end, i, j))
     found: list[KeySpan] = []
     for chance, a, b, i, j in sorted(scored):
         if len(found) >= limit or (found and -chance < floor):
