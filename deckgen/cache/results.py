@@ -103,7 +103,8 @@ class ResultStream:
         self._stop(kind is not None)
 
 
-_MEMO_MODULES = ("text.segment", "text.units", "text.clauses", "extract.relations", "extract.extract", "cards.cards",
+_MEMO_MODULES = ("text.segment", "text.units", "text.clauses", "extract.relations", "extract.extract", "extract.spans",
+                 "cards.cards",
                  "cards.gate", "text.markup", "types")
 
 

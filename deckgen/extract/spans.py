@@ -199,9 +199,14 @@ def key_spans(clause: str, seg: Segmenter, site: Site, limit: int = 2, floor: fl
               longest: int = LONGEST_UNITS) -> list[KeySpan]:
     """The *limit* likeliest key phrases of *clause* of at most *longest* units that do not overlap, each but the
     first at least *floor* likely."""
+    return list(_key_spans(clause, seg, site, limit, floor, longest))
+
+
+@lru_cache(maxsize=4096)  # pure; reviews repeat their clauses (a summary's in its review, lists in prose)
+def _key_spans(clause: str, seg: Segmenter, site: Site, limit: int, floor: float, longest: int) -> tuple[KeySpan, ...]:
     table = weights()
     if not table:
-        return []
+        return ()
     scored = []
     words = _Words(clause, seg)
     tokens = words.tokens
@@ -216,4 +221,4 @@ def key_spans(clause: str, seg: Segmenter, site: Site, limit: int = 2, floor: fl
             thing = words.shapes[j - 1][:1] in _THING_ENDS and not words.verbs[i]
             placed = i > 0 and (words.verbs[i - 1] or words.shapes[i - 1] == "p" or words.texts[i - 1] in _OBJECT_AFTER)
             found.append(KeySpan(clause[a:b], a, b, round(-chance, 3), thing and placed))
-    return found
+    return tuple(found)
