@@ -95,14 +95,15 @@ def test_decisions_without_card_are_not_in_the_deck(runner: CliRunner, seeds_dec
 
 def test_stats_text_for_a_corpus_with_no_decision(runner: CliRunner, tmp_path: Path) -> None:
     """Exact report for one PR deckgen can read no decision from: its summary's change whole is its one card (every
-    PR gets a card, issue #25), and the warnings say what the review lacks."""
+    PR gets a card, issue #25), the built-in taxonomy gives it the catch-all topic, and the warnings say what the
+    review lacks."""
     seed = write_seed(tmp_path, "s.txt", "o/r\n\n一些小改动。\n\n只是换了时间戳格式。\n")
     result = runner.invoke(cli, ["stats", str(seed)])
     assert result.exit_code == 0
     assert result.stdout == f"""\
 1 PRs in 1 seed file(s): 0 decisions (0 facts), 1 notes, 1 cards
 cards by kind:     headline 1
-cards by topic:    none
+cards by topic:    other 1
 cards by verdict:  unknown 1
 PRs by verdict:    unknown 1
 answer length (units): min 5 · median 5 · p90 5 · max 5
@@ -113,9 +114,10 @@ answer length (units): min 5 · median 5 · p90 5 · max 5
     36+                           0
 PRs without a card: 0
 decisions that produced no card: 0
-warnings: 2
+warnings: 3
   {seed}:5: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review (say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读)
   {seed}:5: no design decision found in the review (name decisions as 1) 2) … or **名称**: 说明, or with connectives such as 采用 X 而非 Y, X，以避免 Y)
+  {seed}:3: this PR matches no topic in the built-in taxonomy, so its cards are tagged topic::other; add a keyword for it to a topics.toml beside the seeds
 """
 
 
