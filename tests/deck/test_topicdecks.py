@@ -218,3 +218,32 @@ def test_cli_split_and_topics_commands(runner: CliRunner, tmp_path: Path) -> Non
                          listed.stdout, re.M), row.topic.id
     assert "16 of 17 PRs match a topic" in listed.stdout
     assert listed.stdout.rstrip().endswith(f"{seeds / '002_orphan.txt'}:3  重命名内部变量")
+
+
+def test_any_repository_gets_topic_decks_that_share_the_full_decks_notes(runner: CliRunner, tmp_path: Path,
+                                                                        fixtures: Path, anki: AnkiCollection) -> None:
+    """Acceptance (issue #31): SGLang and llama.cpp reviews with no topics.toml or glossary.toml beside them get topic
+    decks and an index from the built-in taxonomy, with built-in glossary cards; in Anki, importing every topic deck
+    after the full deck adds no note and conflicts with none."""
+    seeds = Path(shutil.copytree(fixtures / "anyrepo", tmp_path / "seeds"))
+    assert not list(seeds.glob("*.toml"))
+    full = tmp_path / "decks" / "deckgen.apkg"
+    built = runner.invoke(cli, ["build", str(seeds), "-o", str(full)])
+    assert built.exit_code == 0, built.output
+    split = runner.invoke(cli, ["build", str(seeds), "--split-topics", str(tmp_path / "topics"), "--lock-of", str(full)])
+    assert split.exit_code == 0, split.output
+    decks = sorted((tmp_path / "topics").glob("*.apkg"))
+    notes = read_apkg(full)
+    tagged = {t.removeprefix("topic::") for _, _, tags, _ in notes for t in tags.split() if t.startswith("topic::")}
+    assert {d.stem for d in decks} == tagged and len(decks) >= 10
+    assert {"sgl-project/sglang", "ggml-org/llama.cpp"} <= set((tmp_path / "topics" / "index.md").read_text("utf-8")
+                                                                .split("来源 · Source：", 1)[1].split("，", 1)[0].split(", "))
+    assert any("kind::glossary" in tags.split() for _, _, tags, _ in notes)  # terms of the built-in glossary
+
+    first = anki.import_apkg(full)
+    assert len(first.new) == len(notes)
+    for deck in decks:
+        log = anki.import_apkg(deck)
+        assert (len(log.new), len(log.conflicting)) == (0, 0), deck.name
+        assert len(log.duplicate) == len(read_apkg(deck)), deck.name
+    assert anki.col.note_count() == len(notes)
