@@ -109,8 +109,10 @@ def test_loads_terms_with_lines_and_ignore_list(corpus_dir: Path) -> None:
         ('ignore = "PR"\nignore2 = 1\n', 2, "unknown key 'ignore2' in the file"),
         ('ignore = [1]\n', 1, "'ignore' must be a list of non-empty strings"),
         ('[[term]]\nterm = "A"\nen = "e\nzh = "z"\n', 3, "invalid TOML: Illegal character '\\n' (column 8)"),
+        ('ignore = []\nuse_builtin = 0\n', 2, "'use_builtin' must be true or false"),
     ],
-    ids=["missing-zh", "duplicate-normalised", "meaning-type", "typo-key", "top-level", "ignore-type", "syntax"],
+    ids=["missing-zh", "duplicate-normalised", "meaning-type", "typo-key", "top-level", "ignore-type", "syntax",
+         "use-builtin-type"],
 )
 def test_bad_glossary_names_file_and_line(tmp_path: Path, text: str, line: int, problem: str) -> None:
     path = tmp_path / "glossary.toml"
