@@ -7,6 +7,11 @@ every note that keeps its GUID keeps its scheduling and review log, no note lost
 
     python benchmarks/regen.py                      # from 8720d97 (before issue #25), seeds/
     python benchmarks/regen.py --from HEAD~3 seeds tests/fixtures/dev
+    python benchmarks/regen.py --from c48fc35 --old-seeds     # the old deck of seeds/ as they were at c48fc35
+
+With ``--old-seeds`` the older deckgen builds the seed folders as they were at that commit (the same paths in
+its checkout), which is what its users studied; without it, both build this checkout's seed files, which an
+older deckgen may not read (a data file with a key it does not know).
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("seeds", type=Path, nargs="*", default=[ROOT / "seeds"])
     parser.add_argument("--from", dest="commit", default="8720d97", help="the older deckgen (a git commit)")
+    parser.add_argument("--old-seeds", action="store_true", help="the older deckgen builds the seeds of its own commit")
     args = parser.parse_args()
     seeds = [p.resolve() for p in args.seeds]
     with tempfile.TemporaryDirectory(prefix="deckgen-regen-") as tmp:
@@ -68,7 +74,8 @@ def main() -> int:
             env = {**os.environ, "DECKGEN_CACHE_DIR": str(work / "cache")}
             deck = work / "decks" / "deckgen.apkg"
             deck.parent.mkdir()
-            print(f"{args.commit}:", build(old, deck, 1_760_000_000, seeds, env))
+            old_seeds = [old / p.relative_to(ROOT) for p in seeds] if args.old_seeds else seeds
+            print(f"{args.commit}:", build(old, deck, 1_760_000_000, old_seeds, env))
             col = Collection(str(work / "collection.anki2"))
             print("first import:", imported(col, deck))
             for card_id in col.find_cards(""):

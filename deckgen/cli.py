@@ -37,9 +37,9 @@ _GRACE = click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRA
                       help="Deck versions that still ship a card whose source was removed (tagged deckgen::obsolete).")
 _PRUNE = click.option("--prune", is_flag=True, help="Drop cards already shipped as obsolete from the deck and lock file now.")
 _TAXONOMY = click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False),
-                         help="Topic taxonomy (default: topics.toml beside the seeds).")
+                         help="Topic taxonomy, over the built-in one (default: topics.toml beside the seeds, if any).")
 _GLOSSARY = click.option("--glossary", type=click.Path(path_type=Path, dir_okay=False),
-                         help="Glossary (default: glossary.toml beside the seeds).")
+                         help="Glossary, over the built-in one (default: glossary.toml beside the seeds, if any).")
 _OUTPUT = click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_OUTPUT,
                        show_default=True, help="Where to write the .apkg deck.")
 _DECK_NAME = click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True,
@@ -345,19 +345,24 @@ def preview(seeds: tuple[Path, ...], topics: tuple[str, ...], kinds: tuple[str, 
 @_SEEDS
 @_TAXONOMY
 @_GLOSSARY
-def topics(seeds: tuple[Path, ...], taxonomy: Path | None, glossary: Path | None) -> None:
+@click.option("--explain", is_flag=True, help="Also show, per PR, the words that gave it each of its topics.")
+def topics(seeds: tuple[Path, ...], taxonomy: Path | None, glossary: Path | None, explain: bool) -> None:
     """List the topics with their PR and card counts, and the PRs without a topic.
 
     \b
     Example:
-        deckgen topics                      # topics.toml beside seeds/
+        deckgen topics                      # topics.toml beside seeds/ over the built-in taxonomy
+        deckgen topics their-seeds/ --explain
         deckgen topics seeds/ --taxonomy my-topics.toml
     """
     from .pipeline import list_topics
 
     with _user_errors():
-        report = list_topics(seeds or DEFAULT_SOURCES, BuildOptions(taxonomy=taxonomy, glossary=glossary))
+        report = list_topics(seeds or DEFAULT_SOURCES, BuildOptions(taxonomy=taxonomy, glossary=glossary), explain=explain)
     click.echo(report.table())
+    if explain:
+        click.echo()
+        click.echo(report.explanation())
 
 
 # "A few hundred entries": below this a build takes a few seconds at most and a bar would only flicker.

@@ -36,9 +36,11 @@ class BuildOptions:
     prune: bool = False
     """Drop cards already shipped as obsolete now."""
     taxonomy: Path | None = None
-    """The topic taxonomy; None: ``topics.toml`` beside the seeds, if any."""
+    """The topic taxonomy, laid over the built-in one unless it says ``use_builtin = false``; None: ``topics.toml``
+    beside the seeds, else the built-in taxonomy alone."""
     glossary: Path | None = None
-    """The glossary; None: ``glossary.toml`` beside the seeds, if any."""
+    """The glossary, laid over the built-in one unless it says ``use_builtin = false``; None: ``glossary.toml``
+    beside the seeds, else the built-in glossary alone."""
     cache: bool = True
     """Reuse and keep each entry's cards in the per-user cache."""
     jobs: int = 1

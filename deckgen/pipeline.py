@@ -295,6 +295,10 @@ def build_topic_decks(sources: Sequence[Path] = DEFAULT_SOURCES, folder: Path = 
     return write_split(prepared.corpus, prepared.plan, folder)
 
 
-def list_topics(sources: Sequence[Path] = DEFAULT_SOURCES, options: BuildOptions = BuildOptions()) -> TopicReport:
-    """Every topic with its PR and card counts, and the PRs that match no topic; nothing is written."""
-    return topic_report(build_corpus(sources, options))
+def list_topics(sources: Sequence[Path] = DEFAULT_SOURCES, options: BuildOptions = BuildOptions(), *,
+                explain: bool = False) -> TopicReport:
+    """Every topic with its PR and card counts, and the PRs that match no topic; nothing is written.
+
+    With *explain*, also every PR's topics with the words that matched (see :func:`~deckgen.curriculum.topics.explain_topics`).
+    """
+    return topic_report(build_corpus(sources, options), explain=explain)

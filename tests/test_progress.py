@@ -21,9 +21,9 @@ ENTRIES = PROGRESS_MIN_ENTRIES + 20
 
 @pytest.fixture(scope="module", name="big_corpus")
 def _big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A seed file with more entries than the bar's threshold (short reviews: quick to build)."""
+    """A seed file with more entries than the bar's threshold (short reviews: quick to build; each has a built-in topic)."""
     folder = tmp_path_factory.mktemp("big")
-    entries = "".join(f"为模块 {n} 引入缓存。\n\n值得精读。采用分段缓存 S{n} 而非全局缓存 G{n}，以避免锁竞争 L{n}。\n\n"
+    entries = "".join(f"为模块 {n} 引入前缀缓存。\n\n值得精读。采用分段缓存 S{n} 而非全局缓存 G{n}，以避免锁竞争 L{n}。\n\n"
                       for n in range(ENTRIES))
     write_seed(folder, "big.txt", f"o/r\n\n{entries}")
     return folder

@@ -34,7 +34,9 @@ try:
 except SystemExit as exc:
     code = exc.code
 stages = sorted(m for m in sys.modules if m.startswith(%r))
-print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "stages": stages, "code": code}))
+curriculum = sorted(m for m in sys.modules if m.startswith("deckgen.curriculum"))
+print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "stages": stages, "curriculum": curriculum,
+                  "code": code}))
 """ % (CARD_MACHINERY, HEAVY)
 
 
@@ -64,6 +66,12 @@ def _seeds(tmp_path: Path) -> Path:
                                   ["--version"]])
 def test_help_loads_neither_jieba_nor_genanki(args: list[str], tmp_path: Path) -> None:
     assert loaded_by(args, tmp_path / "cache", tmp_path) == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["topics", "--help"], ["build", "--help"]])
+def test_help_reads_no_taxonomy_or_glossary(args: list[str], tmp_path: Path) -> None:
+    """The built-in taxonomy and glossary (defaults/) are read by the curriculum stage, which --help never loads."""
+    assert run_probe(args, tmp_path / "cache", tmp_path)["curriculum"] == []
 
 
 def test_lint_never_loads_genanki_and_with_a_warm_cache_not_jieba(seeds: Path, tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """Topics and glossary applied to a corpus: topic tags on every card, glossary cards, warnings.  Pure.
 
 The data files are found beside the seeds (``topics.toml``, ``glossary.toml``
-in a seed folder or a seed file's folder) unless given explicitly; a missing
-default file switches its feature off, a missing explicit file is an error.
+in a seed folder or a seed file's folder) unless given explicitly, and laid over
+the built-in ones (see :mod:`.builtin`); with no file, the built-in one alone is
+used.  A missing explicit file is an error.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from ..errors import DataFileError
 from ..source.datafile import find_beside
 from ..types import Card, Entry, Review
+from .builtin import with_builtin_glossary, with_builtin_taxonomy
 from .glossary import (
     GLOSSARY_FILE,
     Glossary,
@@ -42,7 +44,7 @@ class Curriculum:
     pr_topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Topic ids of every PR, by :attr:`Entry.pr_key`."""
     unmatched: tuple[Entry, ...] = ()
-    """PRs that match no topic (empty when there is no taxonomy)."""
+    """PRs that match no topic (they have the catch-all topic, if the taxonomy has one; none without a taxonomy)."""
     unknown_acronyms: tuple[tuple[str, int], ...] = ()
     """Acronyms in the seeds with no glossary entry, with the number of PRs using each."""
 
@@ -51,22 +53,22 @@ class Curriculum:
         return self.taxonomy.ids if self.taxonomy else ()
 
     def warnings(self) -> tuple[str, ...]:
-        out = [f"{e.path}:{e.title_line}: this PR matches no topic in {self.taxonomy.path}; add a keyword for it there"
-               for e in self.unmatched if self.taxonomy]
+        out = [self.taxonomy.unmatched_warning(e) for e in self.unmatched if self.taxonomy]
         if self.unknown_acronyms and self.glossary:
             listed = ", ".join(f"{a} ({n} PR{'s' if n > 1 else ''})" for a, n in self.unknown_acronyms)
-            out.append(f"{len(self.unknown_acronyms)} acronym(s) in the seeds have no entry in {self.glossary.path}: "
-                       f"{listed} (add a [[term]] for each, or list it in ignore = [...])")
+            out.append(f"{len(self.unknown_acronyms)} acronym(s) in the seeds have no entry in {self.glossary.label}: "
+                       f"{listed} ({self.glossary.unknown_advice('each', say_where=False)})")
         return tuple(out)
 
 
 def load_data_files(sources: Iterable[Path], taxonomy: Path | None = None,
-                    glossary: Path | None = None) -> tuple[Taxonomy | None, Glossary | None]:
-    """The taxonomy and glossary for a build: the given files, else the ones beside the seeds, else none."""
+                    glossary: Path | None = None) -> tuple[Taxonomy, Glossary]:
+    """The taxonomy and glossary for a build: the given files, else the ones beside the seeds, over the built-in ones."""
     sources = list(sources)
     tax_path = _explicit(taxonomy, "--taxonomy") or find_beside(sources, TAXONOMY_FILE)
     glo_path = _explicit(glossary, "--glossary") or find_beside(sources, GLOSSARY_FILE)
-    return (load_taxonomy(tax_path) if tax_path else None, load_glossary(glo_path) if glo_path else None)
+    return (with_builtin_taxonomy(load_taxonomy(tax_path) if tax_path else None),
+            with_builtin_glossary(load_glossary(glo_path) if glo_path else None))
 
 
 def _explicit(path: Path | None, option: str) -> Path | None:
@@ -110,7 +112,7 @@ def apply_curriculum(reviews: Sequence[Review], cards: Sequence[Card], taxonomy:
     *matched* is :func:`entry_curriculum` of each review.
     """
     pr_topics = {r.entry.pr_key: m.topics for r, m in zip(reviews, matched)} if taxonomy else {}
-    unmatched = [r.entry for r, m in zip(reviews, matched) if taxonomy and not m.topics]
+    unmatched = [r.entry for r, m in zip(reviews, matched) if taxonomy and taxonomy.is_unmatched(m.topics)]
     tagged = list(cards)
     entries = [r.entry for r in reviews]
     if glossary:

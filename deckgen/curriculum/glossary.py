@@ -11,6 +11,9 @@ Read here (parse stage); everything after reading is pure::
     meaning = "解码阶段把长序列的 KV cache 按 token 切分到多张卡上……"   # optional
     aliases = ["解码上下文并行"]     # other spellings that count as a use of the term
 
+A file beside the seeds is laid over the built-in glossary (see :mod:`.builtin`)
+by :func:`layer_glossary` unless it says ``use_builtin = false``.
+
 The card asks 术语「DCP」指什么？ and answers 解码上下文并行（Decode Context
 Parallelism）; the meaning is shown below the answer.
 
@@ -29,13 +32,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 from ..source.datafile import read_toml, required_string, string_list, tables
 from ..text.matching import KeywordIndex, Keywords, fold, nfkc
 from ..types import Card, CardKind, Entry, Relation, Verdict, norm
+from .origin import Origin, origin_label, where_to_add
 from .topics import TOPIC_TAG_PREFIX
 
 GLOSSARY_FILE = "glossary.toml"
@@ -55,6 +59,8 @@ class Term:
     meaning: str = ""
     aliases: tuple[str, ...] = ()
     line: int | None = None
+    source: Path | None = None
+    """The file the term comes from when it is not the glossary's own (a built-in term under a repository's file)."""
 
     @cached_property
     def spellings(self) -> Keywords:
@@ -76,8 +82,28 @@ class Term:
 @dataclass(frozen=True)
 class Glossary:
     path: Path
+    """The file a person edits: the repository's, or the built-in one (see :attr:`origin`)."""
     terms: tuple[Term, ...]
     ignore: tuple[str, ...] = ()
+    use_builtin: bool = True
+    """As the file says: False when it stands alone instead of being laid over the built-in glossary."""
+    origin: Origin = Origin.FILE
+
+    @property
+    def label(self) -> str:
+        return origin_label(self.path, self.origin, "glossary")
+
+    @property
+    def add_to(self) -> str:
+        """Where a person adds a term: the repository's file, or a new one beside the seeds."""
+        return where_to_add(self.path, self.origin, GLOSSARY_FILE)
+
+    def unknown_advice(self, each: str, *, say_where: bool = True) -> str:
+        """What to do about acronyms without an entry (*each*: "it" or "each"); *say_where* names the file to edit,
+        which a message naming the glossary's file already does (the built-in's is never edited: always named)."""
+        builtin = self.origin is Origin.BUILTIN
+        where = f" to {self.add_to}" if say_where or builtin else ""
+        return f"add a [[term]] for {each}{where}, or list it in ignore = [...]{' there' if builtin else ''}"
 
     @cached_property
     def _known(self) -> frozenset[str]:
@@ -113,8 +139,8 @@ class GlossaryEntry(Entry):
 def load_glossary(path: Path) -> Glossary:
     """Read ``glossary.toml``; a :class:`~deckgen.errors.DataFileError` naming file and line for anything wrong."""
     where = read_toml(path)
-    where.only_keys(where.data, frozenset({"term", "ignore"}), None, "the file",
-                    "a glossary has [[term]] tables and an optional ignore = [...] list")
+    where.only_keys(where.data, frozenset({"term", "ignore", "use_builtin"}), None, "the file",
+                    "a glossary has [[term]] tables, an optional ignore = [...] list and use_builtin = true/false")
     terms: list[Term] = []
     seen: dict[str, int | None] = {}
     for table, line in tables(where, "term"):
@@ -129,7 +155,21 @@ def load_glossary(path: Path) -> Glossary:
         where.unique(seen, term.key, line, f"term {name!r}", "merge the two entries")
         terms.append(term)
     ignore = string_list(where.data, "ignore", where, where.key_line("ignore"))
-    return Glossary(Path(path), tuple(terms), ignore)
+    return Glossary(Path(path), tuple(terms), ignore, where.boolean("use_builtin", True))
+
+
+def layer_glossary(own: Glossary, base: Glossary) -> Glossary:
+    """*own* over *base*: *own*'s terms first, then *base*'s other terms; both ignore lists.
+
+    A term of *own* replaces *base*'s term of the same key (its spellings, answer and meaning);
+    a term *own* ignores is no card even when *base* has it.  The result has *own*'s path.
+    """
+    mine = {t.key for t in own.terms}
+    ignored = {norm(s) for s in own.ignore}
+    kept = tuple(replace(t, source=t.source or base.path) for t in base.terms
+                 if t.key not in mine and norm(t.term) not in ignored)
+    return Glossary(own.path, own.terms + kept, tuple(dict.fromkeys((*own.ignore, *base.ignore))), own.use_builtin,
+                    Origin.LAYERED)
 
 
 def entry_text(entry: Entry) -> str:
@@ -201,7 +241,7 @@ def glossary_cards(entries: Sequence[Entry], glossary: Glossary, pr_topics: Mapp
         for term in glossary.terms:
             prs = users.get((repo, term.key))
             if prs:
-                cards.append(_card(repo, term, prs, glossary.path, pr_topics))
+                cards.append(_card(repo, term, prs, term.source or glossary.path, pr_topics))
     return cards
 
 

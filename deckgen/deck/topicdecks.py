@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..curriculum.curriculum import Curriculum
 from ..curriculum.order import NEW, positions_in_order
-from ..curriculum.topics import Taxonomy, Topic, card_topics
+from ..curriculum.topics import Taxonomy, Topic, TopicEvidence, card_topics, explain_topics
 from ..errors import DeckgenError, UnknownTopic
 from ..text.markup import anki_cards, escape
 from ..types import Card, CardKind, Entry
@@ -46,22 +46,48 @@ class TopicDeck:
 class TopicReport:
     """``deckgen topics``: every topic with its PR and card counts, and the PRs without a topic."""
 
-    taxonomy: Path
+    taxonomy: str
+    """Which taxonomy: ``the built-in taxonomy``, a file, or a file over the built-in one."""
     topics: tuple[TopicDeck, ...]
     unmatched: tuple[Entry, ...]
     entries: int
     warnings: tuple[str, ...] = ()
+    catch_all: str | None = None
+    """The id of the topic the unmatched PRs have, if any."""
+    evidence: tuple[tuple[Entry, tuple[TopicEvidence, ...]], ...] = ()
+    """Every PR with why it has each of its topics (only when asked for: ``topics --explain``)."""
 
     def table(self) -> str:
         rows = [(t.topic.id, t.topic.title, str(len(t.prs)), str(t.cards), str(t.glossary)) for t in self.topics]
         lines = render_table(("topic", "名称 · name", "PRs", "cards", "glossary"), rows, right=(2, 3, 4))
         with_cards = sum(1 for t in self.topics if t.cards)
         lines.append(f"{len(self.topics)} topics ({with_cards} with cards) in {self.taxonomy}; "
-                     f"{self.entries - len(self.unmatched)} of {self.entries} PRs have a topic")
+                     f"{self.entries - len(self.unmatched)} of {self.entries} PRs match a topic")
         if self.unmatched:
-            lines.append(f"PRs without a topic ({len(self.unmatched)}):")
+            tagged = f", tagged topic::{self.catch_all}" if self.catch_all else ""
+            lines.append(f"PRs without a topic ({len(self.unmatched)}{tagged}):")
             lines.extend(f"  {e.path}:{e.title_line}  {e.title}" for e in self.unmatched)
         return "\n".join(lines)
+
+    def explanation(self) -> str:
+        """Per PR, each of its topics and the words that gave it: ``summary`` words, ``review`` words ×hits, `identifiers`."""
+        width = max((len(m.topic) for _, found in self.evidence for m in found), default=0)
+        lines = []
+        for entry, found in self.evidence:
+            lines.append(f"{entry.path}:{entry.title_line}  {entry.title}")
+            lines.extend(f"  {m.topic:<{width}}  {_evidence_text(m)}" for m in found)
+        return "\n".join(lines)
+
+
+def _evidence_text(found: TopicEvidence) -> str:
+    parts = []
+    if found.summary:
+        parts.append("summary: " + ", ".join(found.summary))
+    if found.review:
+        parts.append("review: " + ", ".join(f"{word} ×{n}" for word, n in found.review))
+    if found.identifiers:
+        parts.append("identifiers: " + ", ".join(f"`{name}`" for name in found.identifiers))
+    return "; ".join(parts) or "no topic's words (the catch-all)"
 
 
 @dataclass(frozen=True)
@@ -87,7 +113,7 @@ def resolve_topics(curriculum: Curriculum, topic_ids: Sequence[str]) -> tuple[To
     taxonomy = require_taxonomy(curriculum)
     unknown = [t for t in topic_ids if taxonomy.get(t) is None]
     if unknown:
-        raise UnknownTopic(f"unknown topic {unknown[0]!r} (topics in {taxonomy.path}: {', '.join(taxonomy.ids)})")
+        raise UnknownTopic(f"unknown topic {unknown[0]!r} (topics in {taxonomy.label}: {', '.join(taxonomy.ids)})")
     return tuple(t for t in taxonomy.topics if t.id in topic_ids)
 
 
@@ -190,10 +216,12 @@ def topic_decks(corpus: Corpus) -> tuple[TopicDeck, ...]:
     return tuple(out)
 
 
-def topic_report(corpus: Corpus) -> TopicReport:
+def topic_report(corpus: Corpus, *, explain: bool = False) -> TopicReport:
+    """``deckgen topics``; with *explain*, every PR's evidence for each of its topics too."""
     taxonomy = require_taxonomy(corpus.curriculum)
-    return TopicReport(taxonomy.path, topic_decks(corpus), corpus.curriculum.unmatched, len(corpus.reviews),
-                       corpus.warnings)
+    evidence = tuple((r.entry, explain_topics(r, taxonomy)) for r in corpus.reviews) if explain else ()
+    return TopicReport(taxonomy.label, topic_decks(corpus), corpus.curriculum.unmatched, len(corpus.reviews),
+                       corpus.warnings, taxonomy.catch_all, evidence)
 
 
 def write_split(corpus: Corpus, full: DeckPlan, folder: Path) -> SplitReport:
@@ -238,7 +266,9 @@ def index_markdown(decks: Sequence[TopicDeck], corpus: Corpus, content_time: int
         lines.append(f"| {_cell(deck.topic.title)} (`{deck.topic.id}`) | {file} | {deck.cards} | {prs} |")
     unmatched = corpus.curriculum.unmatched
     if unmatched:
-        lines += ["", f"## 没有主题的 PR · PRs without a topic ({len(unmatched)})", ""]
+        catch_all = corpus.curriculum.taxonomy.catch_all if corpus.curriculum.taxonomy else None
+        tagged = f", topic::{catch_all}" if catch_all else ""
+        lines += ["", f"## 没有主题的 PR · PRs without a topic ({len(unmatched)}{tagged})", ""]
         lines += [f"- {_cell(e.title)} ({e.path.name}:{e.title_line})" for e in unmatched]
     return "\n".join(lines) + "\n"
 

@@ -80,5 +80,5 @@ def acronym_findings(entries: Iterable[Entry], glossary: Glossary) -> list[SeedF
                 if acronym not in seen:
                     seen.add(acronym)
                     findings.append(SeedFinding(entry.path, line, Level.WARNING, f"unknown acronym {acronym}",
-                                                f"add a [[term]] for it to {glossary.path}, or list it in ignore = [...]"))
+                                                glossary.unknown_advice("it")))
     return findings

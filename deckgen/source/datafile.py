@@ -31,16 +31,31 @@ class DataFile:
     data: Mapping[str, Any]
     text: str
 
-    def table_line(self, array: str, index: int) -> int | None:
-        """Line of the *index*-th ``[[array]]`` header (0-based), if the file uses headers."""
-        header = re.compile(rf"^\s*\[\[\s*{re.escape(array)}\s*\]\]")
-        seen = -1
+    def table_lines(self, array: str) -> list[int]:
+        """Lines of every ``[[array]]`` header, in order (one pass: the built-in glossary has hundreds)."""
+        header = re.compile(rf"^[ \t]*\[\[[ \t]*{re.escape(array)}[ \t]*\]\]", re.M)
+        starts = [m.start() for m in header.finditer(self.text)]
+        lines, number, position = [], 1, 0
+        for start in starts:
+            number += self.text.count("\n", position, start)
+            position = start
+            lines.append(number)
+        return lines
+
+    def header_line(self, table: str) -> int | None:
+        """Line of the ``[table]`` header, if the file uses one."""
+        header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
         for number, line in enumerate(self.text.split("\n"), start=1):
             if header.match(line):
-                seen += 1
-                if seen == index:
-                    return number
+                return number
         return None
+
+    def boolean(self, key: str, default: bool) -> bool:
+        """Top-level ``key = true/false``; *default* when it is missing, a clear error when it is not a boolean."""
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(self.key_line(key), f"{key!r} must be true or false", f"write {key} = false (or true)")
+        return value
 
     def key_line(self, key: str) -> int | None:
         """Line where top-level *key* is assigned, if it is written as ``key = …``."""
@@ -120,4 +135,5 @@ def tables(where: DataFile, array: str) -> list[tuple[Mapping[str, Any], int | N
     value = where.data.get(array, [])
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise where.error(where.key_line(array), f"{array!r} must be an array of tables", f"write each one under a [[{array}]] header")
-    return [(table, where.table_line(array, index)) for index, table in enumerate(value)]
+    lines = where.table_lines(array)
+    return [(table, lines[index] if index < len(lines) else None) for index, table in enumerate(value)]

@@ -128,6 +128,11 @@ class Keywords:
         """The keywords (as written) that occur in *folded_text*."""
         return tuple(self.words[k] for k in self._candidate_indexes(folded_text) if self.pattern(k).search(folded_text))
 
+    def counts(self, folded_text: str) -> tuple[tuple[str, int], ...]:
+        """The keywords (as written) that occur in *folded_text*, each with its number of occurrences."""
+        found = ((self.words[k], len(self.pattern(k).findall(folded_text))) for k in self._candidate_indexes(folded_text))
+        return tuple((word, n) for word, n in found if n)
+
     def blank(self, text: str) -> str:
         """*text* (NFKC-normalised, case kept) with every keyword occurrence replaced by a space."""
         # In NFKC text every character IGNORECASE matches to a folded keyword's casefolds to it

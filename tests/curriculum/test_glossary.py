@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from deckgen import BuildOptions
 from deckgen.cli import cli
+from deckgen.curriculum.builtin import builtin_path
 from deckgen.curriculum.glossary import (
     Glossary,
     Term,
@@ -32,6 +33,7 @@ from deckgen.types import CardKind, Entry
 from tests.conftest import SEEDS, AnkiCollection, write_seed
 
 GLOSSARY = """\
+use_builtin = false
 ignore = ["PR"]
 
 [[term]]
@@ -53,6 +55,8 @@ en = "Unified Virtual Addressing"
 zh = "统一虚拟寻址"
 """
 TOPICS = """\
+use_builtin = false
+
 [[topic]]
 id = "parallel"
 zh = "并行"
@@ -88,7 +92,7 @@ def _corpus_dir(tmp_path: Path) -> Path:
 
 def test_loads_terms_with_lines_and_ignore_list(corpus_dir: Path) -> None:
     glossary = load_glossary(corpus_dir / "glossary.toml")
-    assert [(t.term, t.line) for t in glossary.terms] == [("DCP", 3), ("KV cache", 10), ("UVA", 16)]
+    assert [(t.term, t.line) for t in glossary.terms] == [("DCP", 4), ("KV cache", 11), ("UVA", 17)]
     assert glossary.ignore == ("PR",)
     assert glossary.terms[0].aliases == ("解码上下文并行",)
     assert glossary.knows("dcp") and glossary.knows("PR") and not glossary.knows("FOO")
@@ -105,8 +109,10 @@ def test_loads_terms_with_lines_and_ignore_list(corpus_dir: Path) -> None:
         ('ignore = "PR"\nignore2 = 1\n', 2, "unknown key 'ignore2' in the file"),
         ('ignore = [1]\n', 1, "'ignore' must be a list of non-empty strings"),
         ('[[term]]\nterm = "A"\nen = "e\nzh = "z"\n', 3, "invalid TOML: Illegal character '\\n' (column 8)"),
+        ('ignore = []\nuse_builtin = 0\n', 2, "'use_builtin' must be true or false"),
     ],
-    ids=["missing-zh", "duplicate-normalised", "meaning-type", "typo-key", "top-level", "ignore-type", "syntax"],
+    ids=["missing-zh", "duplicate-normalised", "meaning-type", "typo-key", "top-level", "ignore-type", "syntax",
+         "use-builtin-type"],
 )
 def test_bad_glossary_names_file_and_line(tmp_path: Path, text: str, line: int, problem: str) -> None:
     path = tmp_path / "glossary.toml"
@@ -209,7 +215,7 @@ def test_glossary_card_renders_term_meaning_and_source(anki: AnkiCollection, tmp
     answer = re.sub(r"<[^>]+>", "", re.sub(r"<style>.*?</style>", "", card.answer(), flags=re.S))
     assert "解码上下文并行（Decode Context Parallelism）" in answer
     assert "解码阶段把 KV cache 按 token 切到多卡。" in answer
-    assert "术语表" in answer and "glossary.toml:3" in answer
+    assert "术语表" in answer and "glossary.toml:4" in answer
 
 
 def _unknown_by_blanking(text: str, glossary: Glossary) -> list[str]:
@@ -268,3 +274,43 @@ def _glossary() -> Glossary:
         path = Path(folder) / "glossary.toml"
         path.write_text(GLOSSARY, encoding="utf-8")
         return load_glossary(path)
+
+
+def glossary_cards_of(folder: Path) -> dict[str, str]:
+    """The glossary cards a build of *folder* makes: term → answer."""
+    return {re.search(r"「(.+)」", c.prompt).group(1): c.answer  # type: ignore[union-attr]
+            for c in build_corpus([folder]).cards if c.kind == CardKind.GLOSSARY}
+
+
+TWO_TERMS = "o/r\n\n为 MoE 引入 FP8 GEMM\n\n值得精读。采用分组 GEMM 而非逐专家循环，以避免 kernel 启动开销。\n"
+
+
+def test_without_a_glossary_file_the_builtin_one_is_used(tmp_path: Path) -> None:
+    """Built-in terms the seeds use get cards (sourced in the built-in file); unknown acronyms point to a new file."""
+    write_seed(tmp_path, "a.txt", TWO_TERMS + "\n引入 ZQXW 协议\n\n值得精读。采用 ZQXW 而非 HTTP，以避免握手。\n")
+    corpus = build_corpus([tmp_path])
+    cards = [c for c in corpus.cards if c.kind == CardKind.GLOSSARY]
+    assert {c.prompt for c in cards} >= {"术语「MoE」指什么？", "术语「FP8」指什么？", "术语「GEMM」指什么？"}
+    assert all(c.entry.path == builtin_path("glossary.toml") for c in cards)
+    assert [w for w in corpus.warnings if "acronym" in w] == [
+        "1 acronym(s) in the seeds have no entry in the built-in glossary: ZQXW (1 PR) (add a [[term]] for each to a "
+        "glossary.toml beside the seeds, or list it in ignore = [...] there)"]
+
+
+def test_a_glossary_file_extends_and_overrides_the_builtin_one(tmp_path: Path) -> None:
+    """Its own term replaces the built-in one of the same key, its ignore list drops a built-in term, the rest stay."""
+    write_seed(tmp_path, "a.txt", TWO_TERMS)
+    builtin = glossary_cards_of(tmp_path)
+    (tmp_path / "glossary.toml").write_text('ignore = ["GEMM"]\n\n[[term]]\nterm = "moe"\nen = "Mixture of Experts"\n'
+                                            'zh = "本仓库的专家混合层"\n', encoding="utf-8")
+    layered = glossary_cards_of(tmp_path)
+    assert layered["moe"] == "本仓库的专家混合层（Mixture of Experts）" and "MoE" not in layered
+    assert "GEMM" not in layered and layered["FP8"] == builtin["FP8"]
+    assert set(layered) == set(builtin) - {"MoE", "GEMM"} | {"moe"}
+
+
+def test_use_builtin_false_leaves_the_builtin_glossary_out(tmp_path: Path) -> None:
+    write_seed(tmp_path, "a.txt", TWO_TERMS)
+    (tmp_path / "glossary.toml").write_text('use_builtin = false\n\n[[term]]\nterm = "FP8"\nen = "8-bit floating point"\n'
+                                            'zh = "8 位浮点"\n', encoding="utf-8")
+    assert glossary_cards_of(tmp_path) == {"FP8": "8 位浮点（8-bit floating point）"}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from deckgen import BuildOptions
 from deckgen.curriculum.order import study_order
-from deckgen.curriculum.topics import load_taxonomy
+from deckgen.curriculum.curriculum import load_data_files
 from deckgen.pipeline import build_deck
 from deckgen.types import Card, CardKind, Entry, Relation, Verdict
 from tests.conftest import SEEDS, AnkiCollection, query_apkg, read_apkg, write_seed
@@ -87,7 +87,7 @@ def new_cards_by_due(anki: AnkiCollection) -> list[tuple[int, int, list[str], st
 def test_imported_new_cards_come_in_the_documented_order(anki: AnkiCollection, seeds_deck: Path) -> None:
     """Acceptance: in Anki, by new-card position, topic blocks follow the taxonomy; in each block the
     glossary cards come first, each PR's cards are together with decision cards before derived ones."""
-    order = {t: i for i, t in enumerate(load_taxonomy(SEEDS / "topics.toml").ids)}
+    order = {t: i for i, t in enumerate(load_data_files([SEEDS])[0].ids)}  # seeds/topics.toml over the built-in
     anki.import_apkg(seeds_deck)
     cards = [c for c in new_cards_by_due(anki) if c[1] == 0]  # a note's first card; cloze c2, c3 share its due
     assert len(cards) == len({c[0] for c in cards}) > 25  # one position per note

@@ -10,15 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckgen import BuildOptions
-from deckgen.curriculum.topics import Taxonomy, Topic, load_taxonomy, match_topics
-from deckgen.errors import DataFileError, DeckgenError
+from click.testing import CliRunner
+
+from deckgen.cli import cli
+from deckgen.curriculum.topics import Taxonomy, Topic, explain_topics, load_taxonomy, match_topics
+from deckgen.errors import DataFileError
 from deckgen.pipeline import build_corpus, list_topics
 from deckgen.text.matching import Keywords, fold, identifier_matches
-from deckgen.types import Entry, Review, Verdict
+from deckgen.types import CardKind, Entry, Review, Verdict
 from tests.conftest import SEEDS
 
 TAXONOMY = """\
-# two topics
+# two topics, on their own
+use_builtin = false
+
 [[topic]]
 id = "cuda-graph"
 zh = "CUDA 图"
@@ -51,8 +56,9 @@ def test_loads_topics_in_file_order(tmp_path: Path) -> None:
     taxonomy = load_taxonomy(write(tmp_path, TAXONOMY))
     assert taxonomy.ids == ("cuda-graph", "deps")
     first = taxonomy.topics[0]
-    assert (first.zh, first.en, first.tag, first.line) == ("CUDA 图", "CUDA Graphs", "topic::cuda-graph", 2)
-    assert taxonomy.topics[1].min_hits == 2 and taxonomy.topics[1].line == 9
+    assert (first.zh, first.en, first.tag, first.line) == ("CUDA 图", "CUDA Graphs", "topic::cuda-graph", 4)
+    assert taxonomy.topics[1].min_hits == 2 and taxonomy.topics[1].line == 11
+    assert (taxonomy.catch_all, taxonomy.use_builtin) == (None, False)
 
 
 @pytest.mark.parametrize(
@@ -87,8 +93,15 @@ OK = 'zh = "名"\nen = "Name"\nkeywords = ["k"]\n'
         (f'[[topic]]\nid = "a"\n{OK}identifiers = [1]\n', 1, "'identifiers' must be a list of non-empty strings"),
         (f'topics = 1\n[[topic]]\nid = "a"\n{OK}', 1, "unknown key 'topics' in the file"),
         ("# nothing\n", None, "no [[topic]] tables"),
+        (f'use_builtin = "no"\n[[topic]]\nid = "a"\n{OK}', 1, "'use_builtin' must be true or false"),
+        (f'[[topic]]\nid = "a"\n{OK}\n[catch_all]\nid = "a"\nzh = "其他"\nen = "Other"\n', 7,
+         "the catch-all topic's id 'a' is a [[topic]]'s id too (line 1)"),
+        (f'[[topic]]\nid = "a"\n{OK}\n[catch_all]\nid = "rest"\nzh = "其他"\n', 7, "catch-all topic 'rest' has no 'en'"),
+        (f'[[topic]]\nid = "a"\n{OK}\n[catch_all]\nid = "rest"\nzh = "其他"\nen = "O"\nkeywords = ["x"]\n', 7,
+         "unknown key 'keywords' in [catch_all]"),
     ],
-    ids=["no-id", "bad-slug", "duplicate", "typo-key", "min-hits", "no-rules", "bad-list", "top-level", "empty"],
+    ids=["no-id", "bad-slug", "duplicate", "typo-key", "min-hits", "no-rules", "bad-list", "top-level", "empty",
+         "use-builtin-type", "catch-all-clash", "catch-all-no-en", "catch-all-rules"],
 )
 def test_bad_taxonomy_names_the_topic_line(tmp_path: Path, text: str, line: int | None, problem: str) -> None:
     path = write(tmp_path, text)
@@ -180,13 +193,92 @@ def test_unmatched_pr_is_reported(tmp_path: Path) -> None:
     assert f"{tmp_path / 'a.txt'}:3: this PR matches no topic in {tmp_path / 'topics.toml'}; add a keyword for it there" in warnings
 
 
-def test_no_taxonomy_means_no_topics(tmp_path: Path) -> None:
-    """Without a topics.toml beside the seeds, cards get no topic tags, and `topics` says what to do."""
-    (tmp_path / "a.txt").write_text("o/r\n\n启用 CUDA 图\n\n值得精读。采用静态缓冲区而非动态分配。\n", encoding="utf-8")
+NOTHING_MATCHES = "o/r\n\n重命名内部变量，统一成蛇形命名风格\n\n值得快速浏览。只改了变量名。\n"
+
+
+def test_without_a_taxonomy_file_the_builtin_one_is_used(tmp_path: Path) -> None:
+    """No topics.toml beside the seeds: the built-in taxonomy tags the cards; a PR it cannot place gets topic::other."""
+    (tmp_path / "a.txt").write_text(NOTHING_MATCHES + "\n启用 CUDA 图\n\n值得精读。采用静态缓冲区而非动态分配。\n",
+                                    encoding="utf-8")
     corpus = build_corpus([tmp_path])
-    assert not any(t.startswith("topic::") for c in corpus.cards for t in c.tags)
-    with pytest.raises(DeckgenError, match="no topic taxonomy: put a topics.toml beside the seeds"):
-        list_topics([tmp_path])
+    topics = {c.entry.title: {t for t in c.tags if t.startswith("topic::")} for c in corpus.cards
+              if c.kind != CardKind.GLOSSARY}
+    assert topics == {"启用 CUDA 图": {"topic::compilation"}, "重命名内部变量，统一成蛇形命名风格": {"topic::other"}}
+    assert [w for w in corpus.warnings if "topic" in w] == [
+        f"{tmp_path / 'a.txt'}:3: this PR matches no topic in the built-in taxonomy, so its cards are tagged "
+        "topic::other; add a keyword for it to a topics.toml beside the seeds"]
+    report = list_topics([tmp_path])
+    assert report.taxonomy == "the built-in taxonomy" and report.topics[-1].topic.id == "other"
+    assert "1 of 2 PRs match a topic" in report.table() and "PRs without a topic (1, tagged topic::other):" in report.table()
+
+
+EXTENDS = """\
+[[topic]]
+id = "deps"
+zh = "依赖管理"
+en = "Dependencies"
+keywords = ["依赖表"]
+
+[[topic]]
+id = "compilation"
+zh = "图捕获"
+en = "Graph capture"
+keywords = ["图捕获"]
+"""
+
+
+def test_a_taxonomy_file_extends_the_builtin_one(tmp_path: Path) -> None:
+    """Its topics come first; one with a built-in id replaces that topic, rules and all; the catch-all stays last."""
+    (tmp_path / "a.txt").write_text("o/r\n\n更新依赖表\n\n值得快速浏览。只改了版本。\n\n"
+                                    "启用 torch.compile\n\n值得精读。采用整图编译而非分段编译。\n", encoding="utf-8")
+    write(tmp_path, EXTENDS)
+    corpus = build_corpus([tmp_path])
+    taxonomy = corpus.curriculum.taxonomy
+    assert taxonomy is not None and taxonomy.ids[:2] == ("deps", "compilation") and taxonomy.ids[-1] == "other"
+    assert taxonomy.get("compilation").zh == "图捕获" and taxonomy.ids.count("compilation") == 1  # type: ignore[union-attr]
+    assert "attention" in taxonomy.ids and taxonomy.label == f"{tmp_path / 'topics.toml'} (over the built-in taxonomy)"
+    assert dict(corpus.curriculum.pr_topics.items()) == {r.entry.pr_key: t for r, t in zip(
+        corpus.reviews, [("deps",), ("other",)])}  # torch.compile was the built-in compilation topic's word
+
+
+def test_use_builtin_false_leaves_the_builtin_taxonomy_out(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(NOTHING_MATCHES, encoding="utf-8")
+    write(tmp_path, TAXONOMY)
+    report = list_topics([tmp_path])
+    assert [t.topic.id for t in report.topics] == ["cuda-graph", "deps"] and report.taxonomy == str(tmp_path / "topics.toml")
+
+
+def test_a_catch_all_of_ones_own_replaces_the_builtin_one(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(NOTHING_MATCHES, encoding="utf-8")
+    write(tmp_path, EXTENDS + '\n[catch_all]\nid = "misc"\nzh = "杂项"\nen = "Miscellany"\n')
+    corpus = build_corpus([tmp_path])
+    assert corpus.curriculum.taxonomy.ids[-1] == "misc" and "other" not in corpus.curriculum.taxonomy.ids  # type: ignore[union-attr]
+    assert {t for c in corpus.cards for t in c.tags if t.startswith("topic::")} == {"topic::misc"}
+
+
+def test_a_topic_with_the_builtin_catch_alls_id_is_an_error(tmp_path: Path, runner: CliRunner) -> None:
+    (tmp_path / "a.txt").write_text(NOTHING_MATCHES, encoding="utf-8")
+    path = write(tmp_path, EXTENDS + '\n[[topic]]\nid = "other"\nzh = "别的"\nen = "Else"\nkeywords = ["x"]\n')
+    result = runner.invoke(cli, ["topics", str(tmp_path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr == (f"Error: {path}:13: topic id 'other' is the built-in catch-all topic's (PRs that match no topic "
+                             "get it) (give the topic another id, or name the catch-all yourself with a [catch_all] table)\n")
+
+
+def test_explain_shows_the_words_that_matched(tmp_path: Path, runner: CliRunner) -> None:
+    """`deckgen topics --explain`: per PR, each topic with its summary words, review words ×hits and identifiers."""
+    (tmp_path / "a.txt").write_text(NOTHING_MATCHES + "\n放宽依赖 pin\n\n值得精读。依赖约束只排除坏版本，见 `CudaGraphRunner`。\n",
+                                    encoding="utf-8")
+    write(tmp_path, TAXONOMY.replace("use_builtin = false", "") + '[catch_all]\nid = "rest"\nzh = "其他"\nen = "Rest"\n')
+    result = runner.invoke(cli, ["topics", str(tmp_path), "--explain"])
+    assert result.exit_code == 0, result.output
+    explained = result.stdout.split("\n\n", 1)[1]
+    assert explained == (f"{tmp_path / 'a.txt'}:3  重命名内部变量，统一成蛇形命名风格\n"
+                         "  rest         no topic's words (the catch-all)\n"
+                         f"{tmp_path / 'a.txt'}:7  放宽依赖 pin\n"
+                         "  cuda-graph   identifiers: `CudaGraphRunner`\n"
+                         "  deps         summary: 依赖, pin; review: 依赖 ×1\n"
+                         "  compilation  identifiers: `CudaGraphRunner`\n")  # the built-in topic, after the file's
 
 
 def test_explicit_taxonomy_that_is_missing_is_an_error(tmp_path: Path) -> None:
@@ -223,4 +315,20 @@ def test_match_topics_agrees_with_the_rule_topic_by_topic(topics: list[Topic], t
     topics = [replace(t, id=f"t{i}") for i, t in enumerate(topics)]
     pr = review(title, text, identifiers)
     expected = tuple(t.id for t in topics if _matches_by_rule(t, pr))
-    assert match_topics(pr, Taxonomy(Path("topics.toml"), tuple(topics))) == expected
+    taxonomy = Taxonomy(Path("topics.toml"), tuple(topics))
+    assert match_topics(pr, taxonomy) == expected
+    # The evidence explains exactly those topics, and each piece of it is enough by the rule.
+    found = explain_topics(pr, taxonomy)
+    assert tuple(m.topic for m in found) == expected
+    for m in found:
+        topic = taxonomy.get(m.topic)
+        assert m.summary or m.identifiers or sum(n for _, n in m.review) >= topic.min_hits  # type: ignore[union-attr]
+        assert all(w in (*topic.keywords.words, *topic.summary_keywords.words) for w in m.summary)  # type: ignore[union-attr]
+
+
+def test_a_pr_that_matches_nothing_gets_the_catch_all() -> None:
+    catch_all = Topic("rest", "其他", "Rest", Keywords(()))
+    taxonomy = Taxonomy(Path("topics.toml"), (topic(keywords=["CUDA Graph"]), catch_all), "rest")
+    assert match_topics(review("调整日志格式"), taxonomy) == ("rest",)
+    assert match_topics(review("启用 CUDA Graph"), taxonomy) == ("t",)
+    assert taxonomy.is_unmatched(("rest",)) and not taxonomy.is_unmatched(("t",))

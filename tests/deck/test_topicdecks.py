@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from deckgen import BuildOptions
 from deckgen.cli import cli
-from deckgen.curriculum.topics import load_taxonomy
 from deckgen.deck.notetypes import CLOZE_MODEL_ID, QA_MODEL_ID
 from deckgen.errors import UnknownTopic
 from deckgen.pipeline import (
@@ -50,8 +49,9 @@ def card_count(apkg: Path) -> int:
 
 def test_one_deck_per_topic_with_cards(built: tuple[Path, Path]) -> None:
     full, folder = built
-    ids = load_taxonomy(SEEDS / "topics.toml").ids
-    with_cards = [t.topic.id for t in list_topics([SEEDS]).topics if t.cards]
+    ids = list_topics([SEEDS]).topics  # seeds/topics.toml over the built-in taxonomy
+    with_cards = [t.topic.id for t in ids if t.cards]
+    ids = [t.topic.id for t in ids]
     assert sorted(p.name for p in folder.iterdir()) == sorted([f"{i}.apkg" for i in with_cards] + ["index.md"])
     assert set(with_cards) <= set(ids) and len(with_cards) >= 10
     for topic in with_cards:
@@ -90,12 +90,15 @@ def test_index_lists_topic_file_card_count_and_prs(built: tuple[Path, Path]) -> 
     full, folder = built
     text = (folder / "index.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| ") and "(`" in line]
-    taxonomy = load_taxonomy(SEEDS / "topics.toml")
-    assert len(rows) == len(taxonomy.topics)
-    for topic, row in zip(taxonomy.topics, rows):
+    topics = [t.topic for t in list_topics([SEEDS]).topics]
+    assert len(rows) == len(topics)
+    for topic, row in zip(topics, rows):
         title, file, cards, prs = [cell.strip() for cell in row.strip("|").split(" | ")]
         assert title == f"{topic.title} (`{topic.id}`)"
         deck = folder / f"{topic.id}.apkg"
+        if file == "—":  # a topic no PR of the seeds has: no deck
+            assert (cards, prs, deck.exists()) == ("0", "—", False)
+            continue
         assert file == f"[{deck.name}]({deck.name})"
         assert int(cards) == card_count(deck)
         summaries = {summary(f, mid) for _, f, tags, mid in read_apkg(deck) if "kind::glossary" not in tags}
@@ -172,7 +175,7 @@ def test_topic_deck_uses_the_guids_the_lock_kept(tmp_path: Path) -> None:
 
 
 def test_unknown_topic_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
-    with pytest.raises(UnknownTopic, match="unknown topic 'nope' \\(topics in .*topics.toml: parallelism, "):
+    with pytest.raises(UnknownTopic, match="unknown topic 'nope' \\(topics in .*topics.toml \\(over the built-in taxonomy\\): parallelism, "):
         build_topic_deck([SEEDS], ["nope"], tmp_path / "x.apkg", full_deck=tmp_path / "full.apkg")
     result = runner.invoke(cli, ["build", str(SEEDS), "--topic", "nope", "-o", str(tmp_path / "x.apkg"),
                                  "--lock-of", str(tmp_path / "full.apkg")])
@@ -186,17 +189,17 @@ def test_split_with_output_is_a_usage_error(runner: CliRunner, tmp_path: Path) -
     assert not (tmp_path / "t").exists()
 
 
-def test_topic_without_a_taxonomy_is_an_error(runner: CliRunner, tmp_path: Path, fixtures: Path) -> None:
+def test_unknown_topic_of_the_builtin_taxonomy_lists_its_ids(runner: CliRunner, tmp_path: Path, fixtures: Path) -> None:
     result = runner.invoke(cli, ["build", str(fixtures / "good.txt"), "--topic", "x", "-o", str(tmp_path / "x.apkg"),
                                  "--lock-of", str(tmp_path / "full.apkg")])
-    assert result.exit_code == 1
-    assert result.stderr == "Error: no topic taxonomy: put a topics.toml beside the seeds, or pass --taxonomy FILE\n"
+    assert result.exit_code == 2
+    assert "Invalid value for '--topic': unknown topic 'x' (topics in the built-in taxonomy: attention, kv-cache, " in result.stderr
 
 
 def test_cli_split_and_topics_commands(runner: CliRunner, tmp_path: Path) -> None:
     """`build --split-topics` says what it wrote; `topics` prints every topic with its counts."""
     seeds = Path(shutil.copytree(SEEDS, tmp_path / "seeds"))
-    write_seed(seeds, "002_orphan.txt", "o/r\n\n调整日志格式\n\n值得快速浏览。改了日志的时间戳格式。\n")
+    write_seed(seeds, "002_orphan.txt", "o/r\n\n重命名内部变量，统一成蛇形命名风格\n\n值得快速浏览。只改了变量名。\n")
     result = runner.invoke(cli, ["build", str(seeds), "--split-topics", str(tmp_path / "t"),
                                  "--lock-of", str(tmp_path / "full.apkg")])
     assert result.exit_code == 0, result.output
@@ -204,12 +207,43 @@ def test_cli_split_and_topics_commands(runner: CliRunner, tmp_path: Path) -> Non
     total = sum(card_count(d) for d in decks)
     assert result.stdout == f"Built {len(decks)} topic decks ({total} cards in all) from 17 PRs → {tmp_path / 't' / 'index.md'}\n"
     assert f"{seeds / '002_orphan.txt'}:3: this PR matches no topic" in result.stderr
-    assert "## 没有主题的 PR · PRs without a topic (1)" in (tmp_path / "t" / "index.md").read_text("utf-8")
+    index = (tmp_path / "t" / "index.md").read_text("utf-8")
+    assert "## 没有主题的 PR · PRs without a topic (1, topic::other)" in index
+    assert (tmp_path / "t" / "other.apkg").is_file() and "| 其他 · Other (`other`) | [other.apkg](other.apkg) |" in index
     listed = runner.invoke(cli, ["topics", str(seeds)])
     assert listed.exit_code == 0, listed.output
     report = list_topics([seeds])
     for row in report.topics:
         assert re.search(rf"^{re.escape(row.topic.id)}\s.*\s{len(row.prs)}\s+{row.cards}\s+{row.glossary}$",
                          listed.stdout, re.M), row.topic.id
-    assert "16 of 17 PRs have a topic" in listed.stdout
-    assert listed.stdout.rstrip().endswith(f"{seeds / '002_orphan.txt'}:3  调整日志格式")
+    assert "16 of 17 PRs match a topic" in listed.stdout
+    assert listed.stdout.rstrip().endswith(f"{seeds / '002_orphan.txt'}:3  重命名内部变量，统一成蛇形命名风格")
+
+
+def test_any_repository_gets_topic_decks_that_share_the_full_decks_notes(runner: CliRunner, tmp_path: Path,
+                                                                        fixtures: Path, anki: AnkiCollection) -> None:
+    """Acceptance (issue #31): SGLang and llama.cpp reviews with no topics.toml or glossary.toml beside them get topic
+    decks and an index from the built-in taxonomy, with built-in glossary cards; in Anki, importing every topic deck
+    after the full deck adds no note and conflicts with none."""
+    seeds = Path(shutil.copytree(fixtures / "anyrepo", tmp_path / "seeds"))
+    assert not list(seeds.glob("*.toml"))
+    full = tmp_path / "decks" / "deckgen.apkg"
+    built = runner.invoke(cli, ["build", str(seeds), "-o", str(full)])
+    assert built.exit_code == 0, built.output
+    split = runner.invoke(cli, ["build", str(seeds), "--split-topics", str(tmp_path / "topics"), "--lock-of", str(full)])
+    assert split.exit_code == 0, split.output
+    decks = sorted((tmp_path / "topics").glob("*.apkg"))
+    notes = read_apkg(full)
+    tagged = {t.removeprefix("topic::") for _, _, tags, _ in notes for t in tags.split() if t.startswith("topic::")}
+    assert {d.stem for d in decks} == tagged and len(decks) >= 10
+    assert {"sgl-project/sglang", "ggml-org/llama.cpp"} <= set((tmp_path / "topics" / "index.md").read_text("utf-8")
+                                                                .split("来源 · Source：", 1)[1].split("，", 1)[0].split(", "))
+    assert any("kind::glossary" in tags.split() for _, _, tags, _ in notes)  # terms of the built-in glossary
+
+    first = anki.import_apkg(full)
+    assert len(first.new) == len(notes)
+    for deck in decks:
+        log = anki.import_apkg(deck)
+        assert (len(log.new), len(log.conflicting)) == (0, 0), deck.name
+        assert len(log.duplicate) == len(read_apkg(deck)), deck.name
+    assert anki.col.note_count() == len(notes)

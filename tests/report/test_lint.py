@@ -79,26 +79,31 @@ def test_unknown_acronyms_once_at_first_use(tmp_path: Path) -> None:
     """An acronym the glossary beside the seeds lacks is reported once, at its first line; code and names are not acronyms."""
     seed = write_seed(tmp_path, "a.txt", "o/r\n\n为 MoE 引入 DCP 支持。\n\n值得精读。通过 `TP_SIZE` 配置 FlashAttention，\n"
                                          "并让 DCP 与 ROCm 兼容，以避免 OOM；MoE 同理。\n")
-    write_seed(tmp_path, "glossary.toml", '[[term]]\nterm = "DCP"\nen = "Decode Context Parallelism"\nzh = "解码上下文并行"\n')
+    write_seed(tmp_path, "glossary.toml", 'use_builtin = false\n[[term]]\nterm = "DCP"\nen = "Decode Context Parallelism"\n'
+                                          'zh = "解码上下文并行"\n')
     report = lint_corpus([seed])
     assert [(f.line, f.message) for f in report.findings] == [
         (3, "unknown acronym MoE"), (6, "unknown acronym ROCm"), (6, "unknown acronym OOM")]
     assert report.glossary_checked
 
 
-def test_no_glossary_skips_the_acronym_check(runner: CliRunner, tmp_path: Path) -> None:
-    seed = write_seed(tmp_path, "a.txt", "o/r\n\n为 MoE 引入缓存。\n\n值得精读。采用分段缓存而非全局缓存，以避免锁竞争。\n")
+def test_without_a_glossary_file_the_builtin_one_checks_acronyms(runner: CliRunner, tmp_path: Path) -> None:
+    seed = write_seed(tmp_path, "a.txt", "o/r\n\n为 MoE 引入 ZQXW 缓存。\n\n值得精读。采用分段缓存而非全局缓存，以避免锁竞争。\n")
     result = runner.invoke(cli, ["lint", str(seed)])
-    assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == "0 error(s), 0 warning(s) in 1 seed file(s); acronyms not checked (no glossary)\n"
+    assert result.exit_code == 0
+    assert result.stdout == (f"{seed}:3: warning: unknown acronym ZQXW (add a [[term]] for it to a glossary.toml beside "
+                             "the seeds, or list it in ignore = [...] there)\n")  # MoE is a built-in term
+    assert result.stderr == "0 error(s), 1 warning(s) in 1 seed file(s)\n"
 
 
 def test_glossary_option_checks_against_that_glossary(runner: CliRunner, tmp_path: Path) -> None:
     """lint --glossary FILE reads the acronyms a build with the same option would: not the glossary beside the seeds."""
     (tmp_path / "seeds").mkdir()
     seed = write_seed(tmp_path, "seeds/a.txt", "o/r\n\n为 MoE 引入 DCP 支持。\n\n值得精读。采用分段缓存而非全局缓存，以避免锁竞争。\n")
-    write_seed(tmp_path, "seeds/glossary.toml", '[[term]]\nterm = "DCP"\nen = "Decode Context Parallelism"\nzh = "解码上下文并行"\n')
-    other = write_seed(tmp_path, "other.toml", '[[term]]\nterm = "MoE"\nen = "Mixture of Experts"\nzh = "混合专家"\n')
+    write_seed(tmp_path, "seeds/glossary.toml", 'use_builtin = false\n[[term]]\nterm = "DCP"\nen = "Decode Context Parallelism"\n'
+                                                'zh = "解码上下文并行"\n')
+    other = write_seed(tmp_path, "other.toml", 'use_builtin = false\n[[term]]\nterm = "MoE"\nen = "Mixture of Experts"\n'
+                                               'zh = "混合专家"\n')
     beside = runner.invoke(cli, ["lint", str(seed)])
     chosen = runner.invoke(cli, ["lint", str(seed), "--glossary", str(other)])
     assert (beside.exit_code, chosen.exit_code) == (0, 0)

@@ -96,7 +96,7 @@ def test_decisions_without_card_are_not_in_the_deck(runner: CliRunner, seeds_dec
 def test_stats_text_for_a_corpus_with_no_decision(runner: CliRunner, tmp_path: Path) -> None:
     """Exact report for one PR whose summary says nothing of what changed and whose review states no decision: no
     card asks "该 PR 做了什么改动？" (it fits any PR of the repository, issue #30), so the PR has no card, and the
-    warnings say so and what the review lacks."""
+    warnings say so, what the review lacks and that it matches no topic of the built-in taxonomy."""
     seed = write_seed(tmp_path, "s.txt", "o/r\n\n一些小改动。\n\n只是换了时间戳格式。\n")
     result = runner.invoke(cli, ["stats", str(seed)])
     assert result.exit_code == 0
@@ -115,10 +115,11 @@ answer length (units): min 0 · median 0 · p90 0 · max 0
 PRs without a card: 1
   {seed}:3  0 card(s)  一些小改动。
 decisions that produced no card: 0
-warnings: 3
+warnings: 4
   {seed}:3: no card for this PR; its review states no design decision deckgen can read (name each decision: 1) 2) …, **名称**: 说明, or 采用 X 而非 Y，以 Z)
   {seed}:5: no reading verdict (精读 / 快速浏览 / 不值得精读) found in the review (say whether the PR is worth reading: 值得精读, 快速浏览 or 不值得精读)
   {seed}:5: no design decision found in the review (name decisions as 1) 2) … or **名称**: 说明, or with connectives such as 采用 X 而非 Y, X，以避免 Y)
+  {seed}:3: this PR matches no topic in the built-in taxonomy, so its cards are tagged topic::other; add a keyword for it to a topics.toml beside the seeds
 """
 
 
