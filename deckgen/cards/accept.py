@@ -24,8 +24,8 @@ from typing import Any
 
 from ..files.datadir import data_dir
 from ..text.segment import Segmenter, units
-from ..types import Card, CardKind, norm
-from .gate import Candidate, deletions_of, is_bare_cue
+from ..types import CardKind, norm
+from .gate import Candidate, is_bare_cue, tested
 from .lists import in_a_list
 from .rank import features as card_features
 from .rank import probability as card_probability
@@ -43,11 +43,6 @@ _VISIBLE = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff]")
 
 def _bucket(n: float, edges: Iterable[float]) -> str:
     return next((f"<={edge}" for edge in edges if n <= edge), "more")
-
-
-def tested(card: Card) -> list[str]:
-    """The texts *card* asks a learner to recall: its answer, or its gaps."""
-    return [body for _, body in deletions_of(card)] if card.kind == CardKind.CLOZE else [card.answer]
 
 
 def echoes(candidates: Sequence[Candidate]) -> Counter[str]:

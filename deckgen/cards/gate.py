@@ -352,7 +352,7 @@ def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
     # of it; any other card only must not ask what its cue shows.
     title = norm(card.entry.title if frame else card.cue)
     limit = 0.3 if frame else 0.5
-    for target in _tested(card):
+    for target in tested(card):
         words = [t for t in content_tokens(seg, target) if len(norm(t)) >= 2]
         weight = {t: 2 if t.isascii() else 1 for t in words}  # a name in Latin script is what a reader remembers
         if words and sum(weight[t] for t in words if norm(t) in title) / sum(weight.values()) >= limit:
@@ -363,7 +363,7 @@ def check_summary_leak(card: Card, seg: Segmenter) -> list[Finding]:
 def check_trivia(card: Card, seg: Segmenter) -> list[Finding]:
     """A4b: the answer is more than names: not a file path, a pair or list of identifiers, nor an
     everyday programming construct (try/finally, a lock)."""
-    for target in _tested(card):
+    for target in tested(card):
         plain = _plain(target).strip().replace("`", "")
         if plain.lower() in CONSTRUCTS:
             return [Finding("A4b", REJECT, f"'{plain}' is an everyday construct, not this PR's decision")]
@@ -376,7 +376,7 @@ def check_trivia(card: Card, seg: Segmenter) -> list[Finding]:
     return []
 
 
-def _tested(card: Card) -> list[str]:
+def tested(card: Card) -> list[str]:
     """What *card* asks the learner to recall: its answer, or its cloze gaps."""
     return [b for _, b in _deletions(card.prompt)] if card.kind == CardKind.CLOZE else [card.answer]
 

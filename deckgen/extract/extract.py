@@ -118,7 +118,6 @@ class _Reading:
     """A review read down to its decision units: what :func:`extract_review` and the span sites share."""
 
     plain: str
-    bold: list[tuple[int, int]]
     units: list[Unit]
     scores: tuple[tuple[str, float], ...]
     long_sentences: tuple[tuple[int, int], ...]
@@ -152,7 +151,7 @@ def _read(entry: Entry, seg: Segmenter) -> _Reading:
              for u, kept in found]
     units_ = [replace(u, text=kept, lead=decision_text(Unit(u.lead, u.offset)) if u.lead else "")
               for u, kept in found if kept]
-    return _Reading(plain, bold, units_, scores, long_sentences, unread, by_clause)
+    return _Reading(plain, units_, scores, long_sentences, unread, by_clause)
 
 
 def extract_review(entry: Entry, seg: Segmenter | None = None) -> Review:
