@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -25,6 +25,8 @@ SPANS_FILE = "spans.json"
 LONGEST_TOKENS = 7
 """Words a span may hold: 96% of the development half's gold keys hold at most 7."""
 LONGEST_UNITS = 14
+_SIZES = (1, 2, 3, 4, 6, 8, 11)
+"""Edges of a span's size buckets, in units."""
 _OPENERS = frozenset("（(“「《")
 _CLOSERS = frozenset("）)”」》")
 _PUNCT = frozenset("，,；;。：:、！？!?…—·")
@@ -83,6 +85,9 @@ class _Words:
         self.shapes = [_shape(t, seg) for t in self.tokens]
         self.texts = [t.text for t in self.tokens]
         self.verbs = [s.startswith("v") and s != "vn" for s in self.shapes]
+        self.units = [1 if t.protected else units(t.text) for t in self.tokens]
+        """Each word's length in units (:func:`~deckgen.text.segment.units`): a span's is their sum, as the words
+        of a clause hold all of its code spans and English words and no CJK character lies between them."""
 
     def starts(self, i: int) -> bool:
         text = self.texts[i]
@@ -147,7 +152,7 @@ def _pairs(clause: str, words: _Words) -> Iterator[tuple[int, int, list[str]]]:
             if size < 2 and not words.tokens[i].protected:
                 continue
             found = [f"fl={words.shapes[i]}_{words.shapes[j - 1]}", f"n={j - i}",
-                     f"u{_bucket(size, (1, 2, 3, 4, 6, 8, 11))}", f"verbs={min(sum(words.verbs[i:j]), 2)}",
+                     f"u{_bucket(size, _SIZES)}", f"verbs={min(sum(words.verbs[i:j]), 2)}",
                      f"px={before}_{words.shapes[j] if j < n else '$'}"]
             if i == 0 and j == n:
                 found.append("whole")
@@ -166,16 +171,123 @@ def _spans(clause: str, words: _Words, site: Site) -> Iterator[tuple[int, int, l
         yield i, j, [*context, *_start(words, i), *_end(words, j), *pair]
 
 
-def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> Iterator[tuple[int, int, float]]:
-    """What :func:`_spans` gives, each span's weights summed instead of its feature names: the weights of a span's
-    clause, start and end are looked up once, not once per span (most of a build's time otherwise)."""
-    w = table.get
-    context = sum(w(name, 0.0) for name in _context(site))
+class _PairWeights:
+    """The weights of the features of :func:`_pairs` that depend on both ends of a span, looked up by their parts
+    (a shape, a length) instead of by a name made for every span: filled as they are asked for, for one table."""
+
+    def __init__(self, table: dict[str, float]) -> None:
+        get = self.get = table.get
+        self.lengths = [get(f"n={n}", 0.0) for n in range(LONGEST_TOKENS + 1)]
+        self.sizes = [get(f"u{_bucket(size, _SIZES)}", 0.0) for size in range(LONGEST_UNITS + 1)]
+        self.verbs = [get(f"verbs={count}", 0.0) for count in range(3)]
+        self.whole, self.at_start, self.at_end, self.has_de = (get(name, 0.0)
+                                                               for name in ("whole", "at_start", "at_end", "has_de"))
+        self._first_last: dict[str, dict[str, float]] = {}
+        self._around: dict[str, dict[str, float]] = {}
+
+    def first_last(self, first: str) -> dict[str, float]:
+        """The weight of ``fl=<first>_<last>`` by the shape of the last word."""
+        return self._by_second(self._first_last, "fl", first)
+
+    def around(self, before: str) -> dict[str, float]:
+        """The weight of ``px=<before>_<after>`` by the shape after the span."""
+        return self._by_second(self._around, "px", before)
+
+    def _by_second(self, cache: dict[str, dict[str, float]], kind: str, first: str) -> dict[str, float]:
+        found = cache.get(first)
+        if found is None:
+            found = cache[first] = _Filled(lambda second: self.get(f"{kind}={first}_{second}", 0.0))
+        return found
+
+
+class _Filled(dict[str, float]):
+    """A dict that fills a missing key from *fill* the first time it is asked for."""
+
+    def __init__(self, fill: Callable[[str], float]) -> None:
+        super().__init__()
+        self.fill = fill
+
+    def __missing__(self, key: str) -> float:
+        value = self[key] = self.fill(key)
+        return value
+
+
+@lru_cache(maxsize=4)  # the shipped table, and a few while a model is trained
+def _pair_weights(table: _Identity) -> _PairWeights:
+    return _PairWeights(table.table)
+
+
+@dataclass(frozen=True, eq=False)
+class _Identity:
+    """A table compared by identity, so that its pair weights are made once (a dict cannot be a cache key)."""
+
+    table: dict[str, float]
+
+    def __hash__(self) -> int:
+        return id(self.table)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.table is self.table
+
+
+def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> Iterator[tuple[int, int, int, float]]:
+    """What :func:`_spans` gives, each span's weights summed instead of its feature names, with its size in units.
+
+    The spans and sums of :func:`_pairs` and :func:`_spans`, float for float (the same weights added in the same
+    order), in one loop: the weights of a span's clause, start and end are looked up once, not once per span, those
+    of its ends together (:class:`_PairWeights`) by their parts, a span's balance, size and verb count grow with its
+    end, and no name list is made per span.  Every clause of every review is scored: name lists were most of a
+    build's time.
+    """
+    get = table.get
+    pairs = _pair_weights(_Identity(table))
+    context = sum(get(name, 0.0) for name in _context(site))
     n = len(words.tokens)
-    starts = [sum(w(name, 0.0) for name in _start(words, i)) for i in range(n)]
-    ends = [0.0] + [sum(w(name, 0.0) for name in _end(words, j)) for j in range(1, n + 1)]
-    for i, j, pair in _pairs(clause, words):
-        yield i, j, context + starts[i] + ends[j] + sum(w(name, 0.0) for name in pair)
+    shapes, texts, verbs = words.shapes, words.texts, words.verbs
+    starts = [sum(get(name, 0.0) for name in _start(words, i)) for i in range(n)]
+    ends = [0.0] + [sum(get(name, 0.0) for name in _end(words, j)) for j in range(1, n + 1)]
+    may_end = [words.ends(j) for j in range(n)]
+    sizes = words.units
+    lengths, size_weights, verb_weights = pairs.lengths, pairs.sizes, pairs.verbs
+    for i in range(n):
+        if not words.starts(i):
+            continue
+        by_last, by_after = pairs.first_last(shapes[i]), pairs.around(shapes[i - 1] if i else "^")
+        protected = words.tokens[i].protected
+        opened = ticks = verb_count = size = 0
+        has_de = False
+        for j in range(i + 1, min(n, i + LONGEST_TOKENS) + 1):
+            text = texts[j - 1]
+            if text in _OPENERS:
+                opened += 1
+            elif text in _CLOSERS:
+                opened -= 1
+                if opened < 0:
+                    break  # a closer with no opener: no longer span is balanced either
+            ticks += text.count("`")
+            verb_count += verbs[j - 1]
+            size += sizes[j - 1]
+            has_de = has_de or text == "的"
+            if not may_end[j - 1] or opened or ticks % 2:
+                continue
+            if size > LONGEST_UNITS:
+                break
+            if size < 2 and not protected:
+                continue
+            pair = by_last[shapes[j - 1]]
+            pair += lengths[j - i]
+            pair += size_weights[size]
+            pair += verb_weights[min(verb_count, 2)]
+            pair += by_after[shapes[j] if j < n else "$"]
+            if i == 0 and j == n:
+                pair += pairs.whole
+            elif i == 0:
+                pair += pairs.at_start
+            elif j == n:
+                pair += pairs.at_end
+            if has_de:
+                pair += pairs.has_de
+            yield i, j, size, context + starts[i] + ends[j] + pair
 
 
 @lru_cache(maxsize=1)
@@ -210,8 +322,8 @@ def _key_spans(clause: str, seg: Segmenter, site: Site, limit: int, floor: float
     scored = []
     words = _Words(clause, seg)
     tokens = words.tokens
-    for i, j, z in _sums(clause, words, site, table):
-        if units(clause[tokens[i].start:tokens[j - 1].end]) <= longest:
+    for i, j, size, z in _sums(clause, words, site, table):
+        if size <= longest:
             scored.append((-_logistic(z), tokens[i].start, tokens[j - 1].end, i, j))
     found: list[KeySpan] = []
     for chance, a, b, i, j in sorted(scored):

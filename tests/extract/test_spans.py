@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from deckgen.extract.spans import LONGEST_TOKENS, Site, key_spans, spans, weights
+from pathlib import Path
+
+import pytest
+
+from deckgen.extract.spans import LONGEST_TOKENS, Site, _sums, _Words, key_spans, spans, weights
+from deckgen.source.parse import read_corpus
+from deckgen.extract.roles import clause_spans
 from deckgen.text.segment import get_segmenter, units
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 CLAUSE = "两端的协调暂时依赖 ETCD"
 
@@ -38,3 +46,25 @@ def test_a_summary_gap_hides_at_most_what_its_caller_allows() -> None:
     title = "Rust 前端新增 LoRA 能力通告与握手校验"
     seg = get_segmenter()
     assert all(units(s.text) <= 4 for s in key_spans(title, seg, Site("title"), limit=3, longest=4))
+
+
+def _fixture_clauses() -> list[str]:
+    entries = read_corpus([FIXTURES / "heldout", FIXTURES / "hostile.txt"]).entries
+    texts = [text for e in entries for text in (e.title, *e.review.split("。"))]
+    return [text[a:b] for text in texts for a, b, _ in clause_spans(text) if text[a:b].strip()]
+
+
+@pytest.mark.parametrize("site", [Site("prose", first=False, decision=0.55), Site("title")])
+def test_the_summed_weights_are_those_of_the_named_features(site: Site) -> None:
+    """A build sums each span's weights in one loop (``_sums``); training reads the feature names (``spans``): both
+    must find the same spans, of the same sizes and the same weight, or the shipped model is not the trained one."""
+    seg, table = get_segmenter(), weights()
+    clauses = _fixture_clauses()
+    assert len(clauses) > 150
+    for clause in clauses:
+        words = _Words(clause, seg)
+        named = {(i, j): sum(table.get(name, 0.0) for name in names) for i, j, names in spans(clause, seg, site)}
+        summed = {(i, j): z for i, j, _, z in _sums(clause, words, site, table)}
+        assert summed == pytest.approx(named, rel=1e-12, abs=1e-12), clause
+        for i, j, size, _ in _sums(clause, words, site, table):
+            assert size == units(clause[words.tokens[i].start:words.tokens[j - 1].end]), clause
