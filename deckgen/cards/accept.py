@@ -38,6 +38,8 @@ _NAMED = re.compile(r"^「[^」]*」中，")
 _GAP = re.compile("\ue000\\d\ue001[^\ue002]*\ue002")
 _SIGNS = tomllib.loads((data_dir("rules") / "acceptance.toml").read_text(encoding="utf-8"))["sentence"]
 _SENTENCE_SIGNS = tuple((name, re.compile("|".join(words))) for name, words in sorted(_SIGNS.items()))
+_MARK = re.compile(r"[，。；：、！？（）「」]")
+"""Marks jieba and deckgen's protected spans always cut at (see :func:`edge_words`)."""
 _VISIBLE = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff]")
 
 
@@ -51,7 +53,42 @@ def echoes(candidates: Sequence[Candidate]) -> Counter[str]:
 
 
 def _words(seg: Segmenter, text: str) -> list[str]:
-    return [t.text if not t.protected else "C" for t in seg.tokenize(_CODE.sub(" C ", text)) if t.text.strip()]
+    return [t.text if not t.protected else "C" for t in seg.tokenize(text) if t.text.strip()]
+
+
+def edge_words(seg: Segmenter, text: str, first: int = 0, last: int = 0) -> tuple[list[str], list[str]]:
+    """The *first* and the *last* words of *text*, its code and English words each read as ``C``.
+
+    Only the clauses at its ends are segmented: a CJK punctuation mark is a word of its own that no word or run of
+    English spans, so the words before one (after one) are those the whole text would have there.  A feature reads a
+    card's edges only, and segmenting all of every candidate's question and answer was a tenth of a build.
+    """
+    plain = _CODE.sub(" C ", text)
+    if "`" in plain:  # a stray backtick could still open a code span across a mark
+        words = _words(seg, plain)
+        return words[:first], words[max(len(words) - last, 0):] if last else []
+    marks = [m.start() for m in _MARK.finditer(plain)]
+    return _first_words(seg, plain, marks, first), _last_words(seg, plain, marks, last)
+
+
+def _first_words(seg: Segmenter, plain: str, marks: list[int], count: int) -> list[str]:
+    if not count:
+        return []
+    for at in marks:
+        words = _words(seg, plain[:at])
+        if len(words) >= count:
+            return words[:count]
+    return _words(seg, plain)[:count]
+
+
+def _last_words(seg: Segmenter, plain: str, marks: list[int], count: int) -> list[str]:
+    if not count:
+        return []
+    for at in reversed(marks):
+        words = _words(seg, plain[at + 1:])
+        if len(words) >= count:
+            return words[len(words) - count:]
+    return _words(seg, plain)[-count:]
 
 
 def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scores: Sequence[tuple[str, float]],
@@ -83,19 +120,19 @@ def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scor
         elif after.startswith(("：", ":", "——")) and units(after) >= 6:
             found.append("gap_explained")  # "[……]：调度器支持同一模型并行处理多个请求": the name, told by what follows
     else:
-        tail = _words(seg, question)[-3:]
+        tail = edge_words(seg, question, last=3)[1]
         found.extend(f"qe{len(tail) - k}={w}" for k, w in enumerate(tail))
     for where, text in (("q", question), ("a", " ".join(texts))):
         found.extend(f"d{where}={m.group()}" for m in _DANGLING.finditer(text))
-    words = _words(seg, texts[0]) if texts else []
-    if words:
-        found += [f"aw=^{words[0]}", f"aw={words[-1]}$"]
+    opens, closes = edge_words(seg, texts[0], 1, 1) if texts else ([], [])
+    if opens:
+        found += [f"aw=^{opens[0]}", f"aw={closes[0]}$"]
     if texts and _SHORT_LATIN.fullmatch(texts[0].strip()):
         found.append("a_short_latin")  # API, KV, true, guard: rated trivial most of the time
     named = _NAMED.match(question)
     if named:
         found.append("q_named")
-    head = _words(seg, question[named.end() if named else 0:])[:2]
+    head = edge_words(seg, question[named.end() if named else 0:], first=2)[0]
     found.extend(f"qw=^{w}" for w in head)
     found.append(f"visible{_bucket(round(10 * _visible_share(texts, question + card.cue)), (0, 2, 4, 6))}")
     if any(in_a_list(t, card.sentence) for t in texts):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 from deckgen.cards import accept
 from deckgen.cards.gate import Candidate
 from deckgen.files.datadir import data_dir
+from deckgen.source.parse import read_corpus
 from deckgen.text.segment import get_segmenter
 from tests.cards.test_gate import BASE, CLOZE, REVIEW
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 
 def _chance(candidate: Candidate) -> float:
@@ -44,3 +48,19 @@ def test_sentence_signals_are_read_from_the_rule_file() -> None:
     names = accept.features(Candidate(tested, 2.0, REVIEW, "f", unit=1), [], get_segmenter(), (),
                             accept.echoes([]))
     assert {"s_tests", "s_later"} <= set(names)
+
+
+def test_the_words_at_a_cards_edges_are_those_of_the_whole_text() -> None:
+    """Features read a question's and an answer's edge words, segmenting only the clauses at its ends: they must be
+    the words that segmenting all of it gives, whatever the text (code, a stray backtick, brackets, no mark)."""
+    seg = get_segmenter()
+    entries = read_corpus([FIXTURES / "heldout", FIXTURES / "hostile.txt", FIXTURES / "styles.txt"]).entries
+    texts = [t for e in entries for t in (e.title, *e.review.split("。"), e.review) if t.strip()]
+    texts += ["`a，b` 与 `c` 之间：用 `x` 管理（见 `y`）", "只有一个 ` 反引号，后面还有字", "「命名」中，为什么", "，", "",
+              "chunked prefill clamp，默认开启；", "（括号）里的内容：`f()`。"]
+    assert len(texts) > 100
+    for text in texts:
+        whole = accept._words(seg, accept._CODE.sub(" C ", text))
+        for first, last in ((2, 3), (1, 1), (0, 3), (2, 0)):
+            expected = (whole[:first], whole[max(len(whole) - last, 0):] if last else [])
+            assert accept.edge_words(seg, text, first, last) == expected, text
