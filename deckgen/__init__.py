@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
-from .options import BuildOptions, PushOptions
-from .types import BuildReport, Card, Entry, Fact, Review
-
 if TYPE_CHECKING:
+    from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
+    from .options import BuildOptions, PushOptions
+    from .types import BuildReport, Card, Entry, Fact, Review
     from .curriculum.glossary import load_glossary
     from .curriculum.topics import load_taxonomy
     from .pipeline import (
@@ -54,14 +53,18 @@ __all__ = [
     "load_taxonomy",
     "push_deck",
 ]
-_LAZY = {"build_corpus": "pipeline", "build_deck": "pipeline", "build_topic_deck": "pipeline",
+_LAZY = {**dict.fromkeys(("DataFileError", "DeckgenError", "OutputError", "SeedError", "UnknownTopic"), "errors"),
+         **dict.fromkeys(("BuildOptions", "PushOptions"), "options"),
+         **dict.fromkeys(("BuildReport", "Card", "Entry", "Fact", "Review"), "types"),
+         "build_corpus": "pipeline", "build_deck": "pipeline", "build_topic_deck": "pipeline",
          "build_topic_decks": "pipeline", "list_topics": "pipeline", "push_deck": "pipeline",
          "load_glossary": "curriculum.glossary",
          "load_taxonomy": "curriculum.topics"}
 
 
 def __getattr__(name: str) -> Any:
-    # The pipeline (and genanki with it) loads on first use, so `import deckgen.cli` stays light.
+    # Every name loads on first use: the pipeline (and genanki with it), and even the data types, so that
+    # `deckgen --help` imports Click and the CLI's options only.
     if name in _LAZY:
         from importlib import import_module
 

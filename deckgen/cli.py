@@ -8,18 +8,17 @@ The only module that imports Click: the library reports progress through
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 import click
 
 from . import __version__
-from .errors import DeckgenError, UnknownTopic
+from .kinds import CardKind
 from .options import (
     ANKICONNECT_KEY_ENV,
     DEFAULT_ANKICONNECT_URL,
@@ -30,7 +29,9 @@ from .options import (
     BuildOptions,
     PushOptions,
 )
-from .types import BuildReport, CardKind
+
+if TYPE_CHECKING:
+    from .types import BuildReport
 
 _SEEDS = click.argument("seeds", nargs=-1, type=click.Path(path_type=Path))
 _GRACE = click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE, show_default=True,
@@ -63,6 +64,8 @@ def _deck_options(command: _F) -> _F:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """A :class:`DeckgenError` becomes ``Error: …`` on stderr and exit code 1."""
+    from .errors import DeckgenError, UnknownTopic  # a command's first step: --help loads neither
+
     try:
         yield
     except UnknownTopic as exc:
@@ -303,6 +306,8 @@ def stats(seeds: tuple[Path, ...], as_json: bool) -> None:
     Example:
         deckgen stats --json | jq .cards_by_kind
     """
+    import json
+
     from .report.stats import collect_stats, format_stats
 
     with _user_errors():

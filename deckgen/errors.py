@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .types import Level, SeedFinding
+if TYPE_CHECKING:
+    from .types import SeedFinding
 
 
 class DeckgenError(Exception):
@@ -15,6 +17,8 @@ class SeedError(DeckgenError):
     """A seed file is missing, unreadable or not in the seed format."""
 
     def __init__(self, path: Path | str, line: int | None, problem: str, fix: str = "") -> None:
+        from .types import Level, SeedFinding  # on first error: `deckgen --help` loads no data types
+
         self.path = Path(path)
         self.line = line
         self.problem = problem

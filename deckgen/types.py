@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
+
+from .kinds import CardKind
 
 _PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -25,7 +26,9 @@ def norm(text: str) -> str:
 
 def short_hash(text: str, length: int = 12) -> str:
     """A stable hex digest (never Python's salted ``hash()``)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+    from hashlib import sha256  # OpenSSL's bindings take longer to load than the rest of this module: not for --help
+
+    return sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,9 @@ class Entry:
         object.__setattr__(self, "pr_key", self._pr_key())
         text = "\0".join((self.repo, self.title, self.review, str(self.path), str(self.title_line),
                           str(self.review_line), type(self).__name__))
-        object.__setattr__(self, "content_key", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        from hashlib import sha256
+
+        object.__setattr__(self, "content_key", sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
 
     def _pr_key(self) -> str:
         return f"{self.repo}#{short_hash(norm(self.title))}"
@@ -163,18 +168,6 @@ class Review:
     how many were not (issue #27)."""
 
     __reduce__ = _as_constructor_call
-
-
-class CardKind(str, Enum):
-    DECISION = "decision"  # what a named decision does
-    NAME = "name"  # the reverse: which decision does this
-    WHY = "why"  # purpose / result
-    HOW = "how"  # means / mechanism
-    CONTRAST = "contrast"  # chosen instead of what
-    CLOZE = "cloze"
-    GLOSSARY = "glossary"  # a term of the field → its meaning (deckgen/curriculum/glossary.py)
-    HEADLINE = "headline"  # the change the PR summary states, asked from its goal or object
-    WHAT = "what"  # a phrase of a decision (what was added, used, moved where), asked in place
 
 
 @dataclass(frozen=True, slots=True)  # hundreds of thousands in a big build: no __dict__ each

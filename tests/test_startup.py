@@ -68,6 +68,27 @@ def test_help_loads_neither_jieba_nor_genanki(args: list[str], tmp_path: Path) -
     assert loaded_by(args, tmp_path / "cache", tmp_path) == []
 
 
+_BARE_PROBE = """
+import json, sys
+from deckgen.cli import cli
+try:
+    cli(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(sorted(m for m in sys.modules if m == "deckgen" or m.startswith("deckgen."))))
+"""
+COMMAND_LINE_ONLY = {"deckgen", "deckgen.cli", "deckgen.options", "deckgen.kinds"}
+"""What ``--help`` and ``--version`` may import of deckgen: the package, the CLI, its options and the card kinds
+its ``--kind`` choice lists; no stage, and not even the data types (``deckgen.types``, with OpenSSL's hashes)."""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["build", "--help"], ["preview", "--help"]])
+def test_help_and_version_import_no_stage_of_the_library(args: list[str], tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", _BARE_PROBE, *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert set(json.loads(done.stdout.strip().splitlines()[-1])) == COMMAND_LINE_ONLY
+
+
 @pytest.mark.parametrize("args", [["--help"], ["topics", "--help"], ["build", "--help"]])
 def test_help_reads_no_taxonomy_or_glossary(args: list[str], tmp_path: Path) -> None:
     """The built-in taxonomy and glossary (defaults/) are read by the curriculum stage, which --help never loads."""

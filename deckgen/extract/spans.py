@@ -212,7 +212,7 @@ class _Filled(dict[str, float]):
         return value
 
 
-@lru_cache(maxsize=4)  # the shipped table, and a few while a model is trained
+@lru_cache(maxsize=1)  # the shipped table (set-up: not a memo cleared between entries)
 def _pair_weights(table: _Identity) -> _PairWeights:
     return _PairWeights(table.table)
 
