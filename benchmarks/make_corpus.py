@@ -47,6 +47,19 @@ def read_seed_entries(folder: Path = SEEDS) -> list[tuple[str, str]]:
     return entries
 
 
+def fresh_identifier(rng: random.Random, original: str) -> str:
+    """A fresh code identifier shaped like *original* (a call keeps its parentheses, a path its slashes)."""
+    words = [rng.choice(_WORDS) for _ in range(rng.randint(2, 3))]
+    name = "_".join(words) + f"_{rng.randint(0, 99_999)}"
+    if "/" in original:
+        name = "/".join(words[:-1]) + f"/{words[-1]}_{rng.randint(0, 999)}.py"
+    elif original.endswith(")"):
+        name += "()"
+    elif "." in original:
+        name = f"{words[0]}.{name}"
+    return name
+
+
 class Generator:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -55,16 +68,7 @@ class Generator:
         self.pool = [s for sentences in self.sentences for s in sentences[1:]]
 
     def identifier(self, original: str) -> str:
-        """A fresh code identifier shaped like *original* (a call keeps its parentheses, a path its slashes)."""
-        words = [self.rng.choice(_WORDS) for _ in range(self.rng.randint(2, 3))]
-        name = "_".join(words) + f"_{self.rng.randint(0, 99_999)}"
-        if "/" in original:
-            name = "/".join(words[:-1]) + f"/{words[-1]}_{self.rng.randint(0, 999)}.py"
-        elif original.endswith(")"):
-            name += "()"
-        elif "." in original:
-            name = f"{words[0]}.{name}"
-        return name
+        return fresh_identifier(self.rng, original)
 
     def fresh(self, text: str) -> str:
         return _CODE_RE.sub(lambda m: f"`{self.identifier(m.group(1))}`", text)
