@@ -179,7 +179,7 @@ class _PairWeights:
         get = self.get = table.get
         self.lengths = [get(f"n={n}", 0.0) for n in range(LONGEST_TOKENS + 1)]
         self.sizes = [get(f"u{_bucket(size, _SIZES)}", 0.0) for size in range(LONGEST_UNITS + 1)]
-        self.verbs = [get(f"verbs={count}", 0.0) for count in range(3)]
+        self.verbs = [get(f"verbs={min(count, 2)}", 0.0) for count in range(LONGEST_TOKENS + 1)]
         self.whole, self.at_start, self.at_end, self.has_de = (get(name, 0.0)
                                                                for name in ("whole", "at_start", "at_end", "has_de"))
         self._first_last: dict[str, dict[str, float]] = {}
@@ -247,6 +247,7 @@ def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> It
     starts = [sum(get(name, 0.0) for name in _start(words, i)) for i in range(n)]
     ends = [0.0] + [sum(get(name, 0.0) for name in _end(words, j)) for j in range(1, n + 1)]
     may_end = [words.ends(j) for j in range(n)]
+    backticks = [text.count("`") for text in texts]
     sizes = words.units
     lengths, size_weights, verb_weights = pairs.lengths, pairs.sizes, pairs.verbs
     for i in range(n):
@@ -264,7 +265,7 @@ def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> It
                 opened -= 1
                 if opened < 0:
                     break  # a closer with no opener: no longer span is balanced either
-            ticks += text.count("`")
+            ticks += backticks[j - 1]
             verb_count += verbs[j - 1]
             size += sizes[j - 1]
             has_de = has_de or text == "的"
@@ -277,7 +278,7 @@ def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> It
             pair = by_last[shapes[j - 1]]
             pair += lengths[j - i]
             pair += size_weights[size]
-            pair += verb_weights[min(verb_count, 2)]
+            pair += verb_weights[verb_count]
             pair += by_after[shapes[j] if j < n else "$"]
             if i == 0 and j == n:
                 pair += pairs.whole

@@ -14,10 +14,9 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from math import log
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..files.cachedir import private_cache_dir
 from .postags import TagTable, load_tags
@@ -56,9 +55,12 @@ _CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _MARKER_CHARS = frozenset("以为使让把而并用是")
 
 
-@dataclass(frozen=True)
-class Token:
-    """A word with character offsets into the segmented text."""
+class Token(NamedTuple):
+    """A word with character offsets into the segmented text.
+
+    A named tuple, not a frozen dataclass: a token is made for every word of every text segmented, and a tuple is
+    made three times as fast (its fields read as fast).
+    """
 
     text: str
     start: int
@@ -129,17 +131,12 @@ class Segmenter:
     def _cut(self, chunk: str, offset: int) -> list[Token]:
         # Block by block, as jieba's own ``cut`` does, so the tokens are the same.
         out: list[Token] = []
-        append, new, token_class, set_dict = out.append, object.__new__, Token, object.__setattr__
+        append, new, token_class = out.append, tuple.__new__, Token
         for block in self._blocks_re.split(chunk):
             if block:
                 for word, start, end in self._block_memo(block):
-                    # Token(word, start, end) without the frozen dataclass's __init__ (four
-                    # object.__setattr__ calls): a token is made for every word of every text
-                    # segmented, and this is a third of the cost of making one.
-                    token = new(token_class)
-                    set_dict(token, "__dict__", {"text": word, "start": offset + start, "end": offset + end,
-                                                 "protected": False})
-                    append(token)
+                    # Token(word, start, end) without the keyword handling of its __new__
+                    append(new(token_class, (word, offset + start, offset + end, False)))
                 offset += len(block)
         return out
 
