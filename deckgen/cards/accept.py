@@ -18,12 +18,13 @@ import math
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from ..files.datadir import data_dir
-from ..text.segment import Segmenter, units
+from ..text.segment import Segmenter, Token, units
 from ..types import CardKind, norm
 from .gate import Candidate, is_bare_cue, tested
 from .lists import in_a_list
@@ -38,8 +39,6 @@ _NAMED = re.compile(r"^「[^」]*」中，")
 _GAP = re.compile("\ue000\\d\ue001[^\ue002]*\ue002")
 _SIGNS = tomllib.loads((data_dir("rules") / "acceptance.toml").read_text(encoding="utf-8"))["sentence"]
 _SENTENCE_SIGNS = tuple((name, re.compile("|".join(words))) for name, words in sorted(_SIGNS.items()))
-_MARK = re.compile(r"[，。；：、！？（）「」]")
-"""Marks jieba and deckgen's protected spans always cut at (see :func:`edge_words`)."""
 _VISIBLE = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff]")
 
 
@@ -52,43 +51,19 @@ def echoes(candidates: Sequence[Candidate]) -> Counter[str]:
     return Counter(norm(t) for c in candidates for t in set(tested(c.card)) if norm(t))
 
 
-def _words(seg: Segmenter, text: str) -> list[str]:
-    return [t.text if not t.protected else "C" for t in seg.tokenize(text) if t.text.strip()]
-
-
 def edge_words(seg: Segmenter, text: str, first: int = 0, last: int = 0) -> tuple[list[str], list[str]]:
-    """The *first* and the *last* words of *text*, its code and English words each read as ``C``.
-
-    Only the clauses at its ends are segmented: a CJK punctuation mark is a word of its own that no word or run of
-    English spans, so the words before one (after one) are those the whole text would have there.  A feature reads a
-    card's edges only, and segmenting all of every candidate's question and answer was a tenth of a build.
-    """
+    """The *first* and the *last* words of *text*, its code and English words each read as ``C``: only the blocks
+    at its ends are segmented (:meth:`~deckgen.text.segment.Segmenter.first_tokens`).  A feature reads a card's edges
+    only, and segmenting all of every candidate's question and answer was a tenth of a build."""
     plain = _CODE.sub(" C ", text)
-    if "`" in plain:  # a stray backtick could still open a code span across a mark
-        words = _words(seg, plain)
-        return words[:first], words[max(len(words) - last, 0):] if last else []
-    marks = [m.start() for m in _MARK.finditer(plain)]
-    return _first_words(seg, plain, marks, first), _last_words(seg, plain, marks, last)
+    opening = _visible_words(seg.first_tokens(plain), first)
+    closing = _visible_words(seg.last_tokens(plain), last)
+    closing.reverse()
+    return opening, closing
 
 
-def _first_words(seg: Segmenter, plain: str, marks: list[int], count: int) -> list[str]:
-    if not count:
-        return []
-    for at in marks:
-        words = _words(seg, plain[:at])
-        if len(words) >= count:
-            return words[:count]
-    return _words(seg, plain)[:count]
-
-
-def _last_words(seg: Segmenter, plain: str, marks: list[int], count: int) -> list[str]:
-    if not count:
-        return []
-    for at in reversed(marks):
-        words = _words(seg, plain[at + 1:])
-        if len(words) >= count:
-            return words[len(words) - count:]
-    return _words(seg, plain)[-count:]
+def _visible_words(tokens: Iterator[Token], count: int) -> list[str]:
+    return [t.text if not t.protected else "C" for t in islice((t for t in tokens if t.text.strip()), count)]
 
 
 def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scores: Sequence[tuple[str, float]],

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..files.datadir import data_dir
 from ..text.markup import CODE_SPAN
-from ..text.segment import Segmenter, units
+from ..text.segment import Segmenter, Token, units
 from ..types import Card, CardKind
 
 RANKER_FILE = "ranker.json"
@@ -35,6 +35,13 @@ def _bucket(n: int, edges: Iterable[int]) -> str:
         if n <= edge:
             return f"<={edge}"
     return "more"
+
+
+def _shape(seg: Segmenter, token: Token | None) -> str:
+    """A word at an answer's edge: ``P`` for code or English, else the first letter of its part of speech."""
+    if token is None:
+        return ""
+    return "P" if token.protected else seg.pos(token.text)[:1]
 
 
 def clause_score(card: Card, scores: Sequence[tuple[str, float]]) -> float | None:
@@ -55,9 +62,8 @@ def features(card: Card, warnings: Iterable[str], seg: Segmenter,
     clauses *scores*): names, each with value 1."""
     answer = card.answer if card.kind != CardKind.CLOZE else card.answer.split("；")[0]
     family = card.key.split(":")[1] if card.key.count(":") >= 2 else card.key.split(":")[0]
-    tokens = [t for t in seg.tokenize(answer.replace("`", "")) if t.text.strip()]
-    first = "P" if tokens and tokens[0].protected else (seg.pos(tokens[0].text)[:1] if tokens else "")
-    last = "P" if tokens and tokens[-1].protected else (seg.pos(tokens[-1].text)[:1] if tokens else "")
+    first, last = (_shape(seg, next((t for t in tokens if t.text.strip()), None))
+                   for tokens in (seg.first_tokens(answer.replace("`", "")), seg.last_tokens(answer.replace("`", ""))))
     sentence = card.sentence
     where = sentence.find(answer.replace("`", "")) if answer else -1
     found = [

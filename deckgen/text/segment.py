@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from math import log
 from typing import Any, NamedTuple
@@ -115,6 +115,46 @@ class Segmenter:
     def tokenize(self, text: str) -> list[Token]:
         """Split *text* into tokens (whitespace dropped), protected spans kept whole."""
         return list(self._memo(text))
+
+    def first_tokens(self, text: str) -> Iterator[Token]:
+        """The tokens of :meth:`tokenize`, in order, each segmented only when it is asked for.
+
+        jieba cuts each block (a run of Chinese between other characters) on its own, and protected spans are found
+        before it cuts, so the first words of a text are the first words of its first blocks: a caller that reads a
+        text's first words pays for those blocks only.
+        """
+        pos = 0
+        for match in PROTECTED_RE.finditer(text):
+            if match.start() > pos:
+                yield from self._blocks(text[pos:match.start()], pos)
+            yield Token(match.group(), match.start(), match.end(), True)
+            pos = match.end()
+        if pos < len(text):
+            yield from self._blocks(text[pos:], pos)
+
+    def last_tokens(self, text: str) -> Iterator[Token]:
+        """The tokens of :meth:`tokenize` from the last one back, each segmented only when it is asked for (see
+        :meth:`first_tokens`)."""
+        end = len(text)
+        for match in reversed(list(PROTECTED_RE.finditer(text))):
+            if match.end() < end:
+                yield from self._blocks(text[match.end():end], match.end(), backwards=True)
+            yield Token(match.group(), match.start(), match.end(), True)
+            end = match.start()
+        if end > 0:
+            yield from self._blocks(text[:end], 0, backwards=True)
+
+    def _blocks(self, chunk: str, offset: int, *, backwards: bool = False) -> Iterator[Token]:
+        """The tokens of *chunk* (text with no protected span, at *offset*) block by block, as :meth:`_cut` makes them."""
+        blocks = []
+        for block in self._blocks_re.split(chunk):
+            if block:
+                blocks.append((block, offset))
+                offset += len(block)
+        for block, at in reversed(blocks) if backwards else blocks:
+            words = self._block_memo(block)
+            for word, start, end in reversed(words) if backwards else words:
+                yield Token(word, at + start, at + end, False)
 
     def _tokenize(self, text: str) -> tuple[Token, ...]:
         tokens: list[Token] = []

@@ -227,3 +227,14 @@ def test_dag_words_break_ties_as_jieba_does(words: dict[str, int], block: str) -
     tk = jieba.Tokenizer()
     tk.FREQ, tk.total, tk.initialized = freq, sum(freq.values()) + 7, True
     assert _dag_words(block, freq, log(tk.total), jieba_finalseg_cut()) == list(tk._Tokenizer__cut_DAG(block))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS)
+def test_tokens_read_from_either_end_are_those_of_the_whole_text(text: str) -> None:
+    """A caller reading a text's first or last words segments only its blocks there: the same tokens, offsets
+    included, as segmenting all of it."""
+    seg = get_segmenter()
+    whole = seg.tokenize(text)
+    assert list(seg.first_tokens(text)) == whole
+    assert list(seg.last_tokens(text)) == whole[::-1]
