@@ -112,8 +112,13 @@ def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scor
     found.append(f"visible{_bucket(round(10 * _visible_share(texts, question + card.cue)), (0, 2, 4, 6))}")
     if any(in_a_list(t, card.sentence) for t in texts):
         found.append("in_list")
-    found.extend(f"s_{name}" for name, pattern in _SENTENCE_SIGNS if pattern.search(card.sentence))
+    found.extend(_sentence_signs(card.sentence))
     return found
+
+
+@lru_cache(maxsize=256)  # a PR's candidates come from a few sentences
+def _sentence_signs(sentence: str) -> tuple[str, ...]:
+    return tuple(f"s_{name}" for name, pattern in _SENTENCE_SIGNS if pattern.search(sentence))
 
 
 def _visible_share(texts: Sequence[str], front: str) -> float:

@@ -49,11 +49,16 @@ def clause_score(card: Card, scores: Sequence[tuple[str, float]]) -> float | Non
     its answer (or gap), else of its decision at all; None for a card from the summary line or with no scores."""
     tested = [t.replace("`", "") for t in card.answer.split("；")] if card.kind == CardKind.CLOZE else [card.answer.replace("`", "")]
     sentence = card.sentence.replace("`", "")
-    mine = [(c.replace("`", ""), p) for c, p in scores if c.replace("`", "") in sentence or sentence in c.replace("`", "")]
+    mine = [(c, p) for c, p in _without_backticks(tuple(scores)) if c in sentence or sentence in c]
     holding = [p for c, p in mine if any(t and t in c for t in tested)]
     if holding:
         return max(holding)
     return max((p for _, p in mine), default=None)
+
+
+@lru_cache(maxsize=64)  # every candidate of a review reads its clauses' scores
+def _without_backticks(scores: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
+    return tuple((c.replace("`", ""), p) for c, p in scores)
 
 
 def features(card: Card, warnings: Iterable[str], seg: Segmenter,
