@@ -104,7 +104,8 @@ class ResultStream:
 
 
 _MEMO_MODULES = ("text.segment", "text.units", "text.clauses", "extract.relations", "extract.extract", "extract.spans",
-                 "cards.cards",
+                 "extract.decisions", "extract.roles",
+                 "cards.cards", "cards.accept", "cards.rank",
                  "cards.gate", "text.markup", "types")
 
 
