@@ -51,19 +51,17 @@ def echoes(candidates: Sequence[Candidate]) -> Counter[str]:
     return Counter(norm(t) for c in candidates for t in set(tested(c.card)) if norm(t))
 
 
-def edge_words(seg: Segmenter, text: str, first: int = 0, last: int = 0) -> tuple[list[str], list[str]]:
+@lru_cache(maxsize=4096)  # a PR's candidates share answers, and corpora their phrasings
+def edge_words(seg: Segmenter, text: str, first: int = 0, last: int = 0) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The *first* and the *last* words of *text*, its code and English words each read as ``C``: only the blocks
     at its ends are segmented (:meth:`~deckgen.text.segment.Segmenter.first_tokens`).  A feature reads a card's edges
     only, and segmenting all of every candidate's question and answer was a tenth of a build."""
     plain = _CODE.sub(" C ", text)
-    opening = _visible_words(seg.first_tokens(plain), first)
-    closing = _visible_words(seg.last_tokens(plain), last)
-    closing.reverse()
-    return opening, closing
+    return _visible_words(seg.first_tokens(plain), first), _visible_words(seg.last_tokens(plain), last)[::-1]
 
 
-def _visible_words(tokens: Iterator[Token], count: int) -> list[str]:
-    return [t.text if not t.protected else "C" for t in islice((t for t in tokens if t.text.strip()), count)]
+def _visible_words(tokens: Iterator[Token], count: int) -> tuple[str, ...]:
+    return tuple(t.text if not t.protected else "C" for t in islice((t for t in tokens if t.text.strip()), count))
 
 
 def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scores: Sequence[tuple[str, float]],
@@ -99,7 +97,7 @@ def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scor
         found.extend(f"qe{len(tail) - k}={w}" for k, w in enumerate(tail))
     for where, text in (("q", question), ("a", " ".join(texts))):
         found.extend(f"d{where}={m.group()}" for m in _DANGLING.finditer(text))
-    opens, closes = edge_words(seg, texts[0], 1, 1) if texts else ([], [])
+    opens, closes = edge_words(seg, texts[0], 1, 1) if texts else ((), ())
     if opens:
         found += [f"aw=^{opens[0]}", f"aw={closes[0]}$"]
     if texts and _SHORT_LATIN.fullmatch(texts[0].strip()):

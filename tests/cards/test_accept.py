@@ -62,5 +62,5 @@ def test_the_words_at_a_cards_edges_are_those_of_the_whole_text() -> None:
     for text in texts:
         whole = [t.text if not t.protected else "C" for t in seg.tokenize(accept._CODE.sub(" C ", text))]
         for first, last in ((2, 3), (1, 1), (0, 3), (2, 0)):
-            expected = (whole[:first], whole[max(len(whole) - last, 0):] if last else [])
+            expected = (tuple(whole[:first]), tuple(whole[max(len(whole) - last, 0):] if last else ()))
             assert accept.edge_words(seg, text, first, last) == expected, text
