@@ -21,7 +21,7 @@ dictionary is kept for every run, the floor included (once per installation:
 jieba's own cache for the floor, deckgen's faster form of it for deckgen).  ``deckgen --help`` is timed too.  With ``--repeat R``
 each run is repeated and the fastest kept (the usual way to discount a busy
 machine); the cold builds and the floor take turns, so that each round measures them under the
-same load.  The last lines check the targets of issues #8, #27 and #32.
+same load.  The last lines check the targets of issue #32 (and of issue #8 where #32 is silent).
 
     python benchmarks/run.py                       # seeds, 1k, 10k, 100k (about 25 minutes on 2 cores)
     python benchmarks/run.py --sizes seeds,1000    # a quick look
@@ -238,39 +238,43 @@ def table(runs: list[Run]) -> str:
     return "\n".join(lines)
 
 
-def targets(runs: list[Run], help_wall: float, jobs: int) -> list[str]:
-    """The targets of issues #8, #27 and #32 (the real corpus), each with the measured value and whether it is met."""
+def targets(runs: list[Run], help_wall: float, click_wall: float, jobs: int) -> list[str]:
+    """The targets of issue #32 (and those of issue #8 it leaves standing), each with the measured value and whether
+    it is met."""
     find = {(r.size, r.name): r for r in runs}
-    out = [f"{'met ' if help_wall < 0.15 else 'MISS'} deckgen --help: {help_wall:.3f} s (target < 0.15 s)"]
+    out: list[str] = []
 
     def check(ok: bool, text: str) -> None:
         out.append(f"{'met ' if ok else 'MISS'} {text}")
 
+    check(help_wall <= 1.3 * click_wall, f"deckgen --help: {help_wall:.3f} s, {help_wall / click_wall:.2f}× a bare "
+          f"`import click` ({click_wall:.3f} s) (target ≤ 1.3×)")
     if (r := find.get(("seeds", "cold"))):
-        check(r.wall <= 1.3 * r.floor_wall, f"cold build of seeds/: {r.wall / r.floor_wall:.2f}× floor wall "
-              f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 1.3×)")
-    if (r := find.get(("seeds", "no-change"))):
-        # A ratio, as issue #27 restates it: 0.35 s held only on a day the machine ran three times faster.
-        check(r.wall <= 0.15 * r.floor_wall, f"no-change rebuild of seeds/: {r.wall / r.floor_wall:.2f}× floor wall, "
-              f"{r.wall:.3f} s (target ≤ 0.15×)")
+        check(r.wall <= 1.4 * r.floor_wall, f"cold build of seeds/: {r.wall / r.floor_wall:.2f}× floor wall "
+              f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 1.4×)")
+    for size in ("seeds", "10000"):
+        if (r := find.get((size, "no-change"))):
+            check(r.wall <= 0.15 * r.floor_wall, f"no-change rebuild of {size}: {r.wall / r.floor_wall:.2f}× floor "
+                  f"wall, {r.wall:.3f} s (target ≤ 0.15×)")
     if (r := find.get(("real10000", "cold"))):
         check(r.wall <= 2.2 * r.floor_wall, f"real-review 10k cold: {r.wall / r.floor_wall:.2f}× floor wall "
               f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 2.2×)")
     if (r := find.get(("10000", "cold"))):
-        check(r.wall <= 1.5 * r.floor_wall, f"10k cold: {r.wall / r.floor_wall:.2f}× floor wall "
-              f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 1.5×)")
+        check(r.wall <= 1.6 * r.floor_wall, f"10k cold: {r.wall / r.floor_wall:.2f}× floor wall "
+              f"({r.cpu / r.floor_cpu:.2f}× CPU) (target ≤ 1.6×)")
         check(r.rss_mb <= 400, f"10k cold peak RSS: {r.rss_mb:.0f} MB (target ≤ 400 MB)")
         if (j := find.get(("10000", f"cold -j{jobs}"))):
-            check(j.wall <= 0.9 * j.floor_wall, f"10k cold --jobs {jobs}: {j.wall / j.floor_wall:.2f}× floor wall "
-                  f"(target ≤ 0.9×), peak RSS {j.rss_mb:.0f} MB")
+            check(j.wall <= 1.0 * j.floor_wall, f"10k cold --jobs {jobs}: {j.wall / j.floor_wall:.2f}× floor wall "
+                  f"(target ≤ 1.0×), peak RSS {j.rss_mb:.0f} MB")
         if (n := find.get(("10000", "+1 file"))):
             check(n.wall <= 0.2 * r.wall, f"10k + one 50-entry file: {n.wall:.2f} s = {n.wall / r.wall:.0%} of the "
                   f"full build (target ≤ 20%)")
         if (h := find.get(("100000", "cold"))):
-            # The floor's own ratio shows how much the machine's load changed between the two sizes.
-            check(h.wall <= 12 * r.wall, f"100k cold: {h.wall / r.wall:.1f}× the 10k time (target ≤ 12×; "
+            # Linear: ten times the entries in about ten times the time; the floor's own ratio shows how much the
+            # machine's load changed between the two sizes.
+            check(h.wall <= 12 * r.wall, f"100k cold: {h.wall / r.wall:.1f}× the 10k time (linear: 10×; target ≤ 12×; "
                   f"the floor took {h.floor_wall / r.floor_wall:.1f}×)")
-            check(h.rss_mb <= 2048, f"100k cold peak RSS: {h.rss_mb:.0f} MB (target ≤ 2 GB)")
+            check(h.rss_mb <= 2048, f"100k cold peak RSS: {h.rss_mb:.0f} MB (target < 2 GB)")
     return out
 
 
@@ -290,7 +294,10 @@ def main() -> None:
     # its bytecode was written would be compiled again by every timed run (0.1-0.2 s of a no-change rebuild).
     compileall.compile_dir(ROOT / "deckgen", quiet=1)
     env = {**os.environ, "DECKGEN_CACHE_DIR": str(args.work / "cache-help")}
-    help_wall = min(timed(deckgen("--help"), env)[0] for _ in range(5))
+    # --help as a user runs it: the installed command (``python -m`` would add runpy's import to it).
+    script = Path(sys.executable).with_name("deckgen")
+    help_wall = min(timed([str(script), "--help"] if script.exists() else deckgen("--help"), env)[0] for _ in range(5))
+    click_wall = min(timed([sys.executable, "-c", "import click"], env)[0] for _ in range(5))
     runs: list[Run] = []
     for size in args.sizes.split(","):
         count = entries_in(size)
@@ -302,10 +309,11 @@ def main() -> None:
         print(table([r for r in runs if r.size == size]), flush=True)
         print(flush=True)
     print(table(runs))
-    print(f"\ndeckgen --help: {help_wall:.3f} s wall (best of 5)\n")
-    print("\n".join(targets(runs, help_wall, args.jobs)))
+    print(f"\ndeckgen --help: {help_wall:.3f} s wall, import click: {click_wall:.3f} s (best of 5 each)\n")
+    print("\n".join(targets(runs, help_wall, click_wall, args.jobs)))
     if args.json:
-        args.json.write_text(json.dumps({"help_wall": help_wall, "runs": [asdict(r) for r in runs]}, indent=1))
+        args.json.write_text(json.dumps({"help_wall": help_wall, "click_wall": click_wall,
+                                         "runs": [asdict(r) for r in runs]}, indent=1))
 
 
 if __name__ == "__main__":
