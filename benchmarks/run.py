@@ -274,7 +274,7 @@ def targets(runs: list[Run], help_wall: float, click_wall: float, jobs: int) -> 
             # machine's load changed between the two sizes.
             check(h.wall <= 12 * r.wall, f"100k cold: {h.wall / r.wall:.1f}× the 10k time (linear: 10×; target ≤ 12×; "
                   f"the floor took {h.floor_wall / r.floor_wall:.1f}×)")
-            check(h.rss_mb <= 2048, f"100k cold peak RSS: {h.rss_mb:.0f} MB (target < 2 GB)")
+            check(h.rss_mb <= 2048, f"100k cold peak RSS: {h.rss_mb:.0f} MB (target ≤ 2 GB)")
     return out
 
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
-    from .options import BuildOptions, PushOptions
-    from .types import BuildReport, Card, Entry, Fact, Review
     from .curriculum.glossary import load_glossary
     from .curriculum.topics import load_taxonomy
+    from .errors import DataFileError, DeckgenError, OutputError, SeedError, UnknownTopic
+    from .options import BuildOptions, PushOptions
     from .pipeline import (
         build_corpus,
         build_deck,
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
         list_topics,
         push_deck,
     )
+    from .types import BuildReport, Card, Entry, Fact, Review
 
 __version__ = "0.1.0"
 
@@ -68,5 +68,6 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         from importlib import import_module
 
-        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        value = globals()[name] = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        return value
     raise AttributeError(f"module 'deckgen' has no attribute {name!r}")

@@ -46,7 +46,7 @@ _OUTPUT = click.option("-o", "--output", type=click.Path(path_type=Path, dir_oka
 _DECK_NAME = click.option("--deck-name", default=DEFAULT_DECK_NAME, show_default=True,
                           help="Top-level Anki deck; each repository gets a subdeck.")
 _NO_CACHE = click.option("--no-cache", "no_cache", is_flag=True,
-                         help="Make every card afresh: neither read nor fill the per-user cache (~/.cache/deckgen).")
+                         help="Make every card afresh: neither read nor fill the per-user cache of cards (~/.cache/deckgen).")
 _JOBS = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
                      help="Make the cards of new or changed entries in N processes (for large corpora).")
 _QUIET = click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")

@@ -9,7 +9,7 @@ from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 
-from .kinds import CardKind
+from .kinds import CardKind as CardKind  # where it always was, for every user of the types
 
 _PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -26,9 +26,15 @@ def norm(text: str) -> str:
 
 def short_hash(text: str, length: int = 12) -> str:
     """A stable hex digest (never Python's salted ``hash()``)."""
-    from hashlib import sha256  # OpenSSL's bindings take longer to load than the rest of this module: not for --help
+    return _sha256_hex(text.encode("utf-8"))[:length]
 
-    return sha256(text.encode("utf-8")).hexdigest()[:length]
+
+def _sha256_hex(data: bytes) -> str:
+    # hashlib here, not at the top: OpenSSL's bindings take longer to load than the rest of this module, and
+    # `deckgen --help` loads neither.
+    from hashlib import sha256
+
+    return sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -60,9 +66,7 @@ class Entry:
         object.__setattr__(self, "pr_key", self._pr_key())
         text = "\0".join((self.repo, self.title, self.review, str(self.path), str(self.title_line),
                           str(self.review_line), type(self).__name__))
-        from hashlib import sha256
-
-        object.__setattr__(self, "content_key", sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        object.__setattr__(self, "content_key", _sha256_hex(text.encode("utf-8", "surrogatepass")))
 
     def _pr_key(self) -> str:
         return f"{self.repo}#{short_hash(norm(self.title))}"

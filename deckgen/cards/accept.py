@@ -51,13 +51,18 @@ def echoes(candidates: Sequence[Candidate]) -> Counter[str]:
     return Counter(norm(t) for c in candidates for t in set(tested(c.card)) if norm(t))
 
 
+# A feature reads a card's edge words only, and segmenting all of every candidate's question and answer was a
+# tenth of a build: only the blocks at the edge asked for are segmented (Segmenter.first_tokens, last_tokens).
 @lru_cache(maxsize=4096)  # a PR's candidates share answers, and corpora their phrasings
-def edge_words(seg: Segmenter, text: str, first: int = 0, last: int = 0) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The *first* and the *last* words of *text*, its code and English words each read as ``C``: only the blocks
-    at its ends are segmented (:meth:`~deckgen.text.segment.Segmenter.first_tokens`).  A feature reads a card's edges
-    only, and segmenting all of every candidate's question and answer was a tenth of a build."""
-    plain = _CODE.sub(" C ", text)
-    return _visible_words(seg.first_tokens(plain), first), _visible_words(seg.last_tokens(plain), last)[::-1]
+def first_words(seg: Segmenter, text: str, count: int) -> tuple[str, ...]:
+    """The first *count* words of *text*, its code and English words each read as ``C``."""
+    return _visible_words(seg.first_tokens(_CODE.sub(" C ", text)), count)
+
+
+@lru_cache(maxsize=4096)
+def last_words(seg: Segmenter, text: str, count: int) -> tuple[str, ...]:
+    """The last *count* words of *text*, in their order, read as :func:`first_words` reads them."""
+    return _visible_words(seg.last_tokens(_CODE.sub(" C ", text)), count)[::-1]
 
 
 def _visible_words(tokens: Iterator[Token], count: int) -> tuple[str, ...]:
@@ -93,19 +98,19 @@ def features(candidate: Candidate, warnings: Sequence[str], seg: Segmenter, scor
         elif after.startswith(("：", ":", "——")) and units(after) >= 6:
             found.append("gap_explained")  # "[……]：调度器支持同一模型并行处理多个请求": the name, told by what follows
     else:
-        tail = edge_words(seg, question, last=3)[1]
+        tail = last_words(seg, question, 3)
         found.extend(f"qe{len(tail) - k}={w}" for k, w in enumerate(tail))
     for where, text in (("q", question), ("a", " ".join(texts))):
         found.extend(f"d{where}={m.group()}" for m in _DANGLING.finditer(text))
-    opens, closes = edge_words(seg, texts[0], 1, 1) if texts else ((), ())
+    opens = first_words(seg, texts[0], 1) if texts else ()
     if opens:
-        found += [f"aw=^{opens[0]}", f"aw={closes[0]}$"]
+        found += [f"aw=^{opens[0]}", f"aw={last_words(seg, texts[0], 1)[0]}$"]
     if texts and _SHORT_LATIN.fullmatch(texts[0].strip()):
         found.append("a_short_latin")  # API, KV, true, guard: rated trivial most of the time
     named = _NAMED.match(question)
     if named:
         found.append("q_named")
-    head = edge_words(seg, question[named.end() if named else 0:], first=2)[0]
+    head = first_words(seg, question[named.end() if named else 0:], 2)
     found.extend(f"qw=^{w}" for w in head)
     found.append(f"visible{_bucket(round(10 * _visible_share(texts, question + card.cue)), (0, 2, 4, 6))}")
     if any(in_a_list(t, card.sentence) for t in texts):

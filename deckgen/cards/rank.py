@@ -14,7 +14,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -37,8 +37,10 @@ def _bucket(n: int, edges: Iterable[int]) -> str:
     return "more"
 
 
-def _shape(seg: Segmenter, token: Token | None) -> str:
-    """A word at an answer's edge: ``P`` for code or English, else the first letter of its part of speech."""
+def _edge_shape(seg: Segmenter, tokens: Iterator[Token]) -> str:
+    """The first of *tokens* that is not blank (an answer's first or last word, read from that end): ``P`` for code
+    or English, else the first letter of its part of speech; empty when there is none."""
+    token = next((t for t in tokens if t.text.strip()), None)
     if token is None:
         return ""
     return "P" if token.protected else seg.pos(token.text)[:1]
@@ -67,10 +69,11 @@ def features(card: Card, warnings: Iterable[str], seg: Segmenter,
     clauses *scores*): names, each with value 1."""
     answer = card.answer if card.kind != CardKind.CLOZE else card.answer.split("；")[0]
     family = card.key.split(":")[1] if card.key.count(":") >= 2 else card.key.split(":")[0]
-    first, last = (_shape(seg, next((t for t in tokens if t.text.strip()), None))
-                   for tokens in (seg.first_tokens(answer.replace("`", "")), seg.last_tokens(answer.replace("`", ""))))
+    plain = answer.replace("`", "")
+    first = _edge_shape(seg, seg.first_tokens(plain))
+    last = _edge_shape(seg, seg.last_tokens(plain))
     sentence = card.sentence
-    where = sentence.find(answer.replace("`", "")) if answer else -1
+    where = sentence.find(plain) if answer else -1
     found = [
         "bias",
         f"kind={card.kind.value}",

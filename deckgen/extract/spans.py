@@ -173,30 +173,31 @@ def _spans(clause: str, words: _Words, site: Site) -> Iterator[tuple[int, int, l
 
 class _PairWeights:
     """The weights of the features of :func:`_pairs` that depend on both ends of a span, looked up by their parts
-    (a shape, a length) instead of by a name made for every span: filled as they are asked for, for one table."""
+    (a shape, a length) instead of by a name made for every span: filled as they are asked for, for one *table*."""
 
     def __init__(self, table: dict[str, float]) -> None:
-        get = self.get = table.get
+        self.table = table
+        get = table.get
         self.lengths = [get(f"n={n}", 0.0) for n in range(LONGEST_TOKENS + 1)]
         self.sizes = [get(f"u{_bucket(size, _SIZES)}", 0.0) for size in range(LONGEST_UNITS + 1)]
         self.verbs = [get(f"verbs={min(count, 2)}", 0.0) for count in range(LONGEST_TOKENS + 1)]
         self.whole, self.at_start, self.at_end, self.has_de = (get(name, 0.0)
                                                                for name in ("whole", "at_start", "at_end", "has_de"))
-        self._first_last: dict[str, dict[str, float]] = {}
-        self._around: dict[str, dict[str, float]] = {}
+        self._by_first: dict[str, _Filled] = {}
 
-    def first_last(self, first: str) -> dict[str, float]:
+    def first_last(self, first: str) -> _Filled:
         """The weight of ``fl=<first>_<last>`` by the shape of the last word."""
-        return self._by_second(self._first_last, "fl", first)
+        return self._by_second(f"fl={first}_")
 
-    def around(self, before: str) -> dict[str, float]:
+    def around(self, before: str) -> _Filled:
         """The weight of ``px=<before>_<after>`` by the shape after the span."""
-        return self._by_second(self._around, "px", before)
+        return self._by_second(f"px={before}_")
 
-    def _by_second(self, cache: dict[str, dict[str, float]], kind: str, first: str) -> dict[str, float]:
-        found = cache.get(first)
+    def _by_second(self, prefix: str) -> _Filled:
+        found = self._by_first.get(prefix)
         if found is None:
-            found = cache[first] = _Filled(lambda second: self.get(f"{kind}={first}_{second}", 0.0))
+            get = self.table.get
+            found = self._by_first[prefix] = _Filled(lambda second: get(prefix + second, 0.0))
         return found
 
 
@@ -212,35 +213,29 @@ class _Filled(dict[str, float]):
         return value
 
 
-@lru_cache(maxsize=1)  # the shipped table (set-up: not a memo cleared between entries)
-def _pair_weights(table: _Identity) -> _PairWeights:
-    return _PairWeights(table.table)
+_LAST_PAIRS: list[_PairWeights] = []
 
 
-@dataclass(frozen=True, eq=False)
-class _Identity:
-    """A table compared by identity, so that its pair weights are made once (a dict cannot be a cache key)."""
-
-    table: dict[str, float]
-
-    def __hash__(self) -> int:
-        return id(self.table)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Identity) and other.table is self.table
+def _pair_weights(table: dict[str, float]) -> _PairWeights:
+    """The pair weights of *table*, made once for the table last asked about (in a build, the shipped one): a dict
+    is no cache key, so it is known by identity."""
+    if not _LAST_PAIRS or _LAST_PAIRS[0].table is not table:
+        _LAST_PAIRS[:] = [_PairWeights(table)]
+    return _LAST_PAIRS[0]
 
 
 def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> Iterator[tuple[int, int, int, float]]:
     """What :func:`_spans` gives, each span's weights summed instead of its feature names, with its size in units.
 
-    The spans and sums of :func:`_pairs` and :func:`_spans`, float for float (the same weights added in the same
-    order), in one loop: the weights of a span's clause, start and end are looked up once, not once per span, those
-    of its ends together (:class:`_PairWeights`) by their parts, a span's balance, size and verb count grow with its
-    end, and no name list is made per span.  Every clause of every review is scored: name lists were most of a
-    build's time.
+    The spans of :func:`_pairs`, of the sizes it measures, in one loop: the weights of a span's clause, start and
+    end are looked up once, not once per span, those of its ends together (:class:`_PairWeights`) by their parts, a
+    span's balance, size and verb count grow with its end, and no name list is made per span.  Every clause of every
+    review is scored: name lists were most of a build's time.  A span's weights are added as the loop this one
+    replaced added them (the clause's, the start's, the end's, then those of :func:`_pairs`' names in their order):
+    the same floats.  :func:`_spans`, which training reads, sums them flat: the same within rounding.
     """
     get = table.get
-    pairs = _pair_weights(_Identity(table))
+    pairs = _pair_weights(table)
     context = sum(get(name, 0.0) for name in _context(site))
     n = len(words.tokens)
     shapes, texts, verbs = words.shapes, words.texts, words.verbs

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import marshal
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,8 @@ from typing import Any
 
 from ..errors import DataFileError
 from ..files.atomic import write_cache_file
-from ..files.cachedir import kept_file, private_cache_dir, sealed, unsealed
+from ..files.cachedir import private_cache_dir, sealed, unsealed
+from ..types import short_hash
 from .parse import read_seed_text
 
 _AT_LINE_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -88,7 +90,7 @@ class DataFile:
 def read_toml(path: Path) -> DataFile:
     """Parse the TOML file at *path*; a :class:`DataFileError` with file and line if it is not valid TOML."""
     text = read_seed_text(Path(path))
-    kept = kept_file(Path(path), folder, "deckgen-toml") if (folder := private_cache_dir()) else None
+    kept = _kept_path(Path(path))
     data = _read_kept(kept, text) if kept else None
     if data is not None:
         return DataFile(Path(path), data, text)
@@ -113,9 +115,17 @@ def read_toml(path: Path) -> DataFile:
 
 
 # The built-in glossary and taxonomy are read by every build, a rebuild with nothing new too, and parsing their
-# TOML was a tenth of such a rebuild: what a file parsed to is kept in the private cache folder (named by the file's
-# path, size and modification time, and holding its text to be sure), in marshal's form, 30 times faster to load.
-_MAGIC = b"deckgen-toml 1\n"
+# TOML was a tenth of such a rebuild: what a file parsed to is kept in the private cache folder, in marshal's form
+# (30 times faster to load), one file per data file (named by its path) holding the text it was parsed from.  Like
+# jieba's dictionary it is set-up, not a build's cache: --no-cache does not turn it off.
+_MAGIC = f"deckgen-toml 1 {sys.version_info[0]}.{sys.version_info[1]}\n".encode()  # marshal's form is per Python
+
+
+def _kept_path(path: Path) -> Path | None:
+    folder = private_cache_dir()
+    if folder is None:
+        return None
+    return folder / f"deckgen-toml.{short_hash(str(path.resolve()), 16)}.marshal"
 
 
 def _read_kept(kept: Path, text: str) -> dict[str, Any] | None:

@@ -123,26 +123,20 @@ class Segmenter:
         before it cuts, so the first words of a text are the first words of its first blocks: a caller that reads a
         text's first words pays for those blocks only.
         """
-        pos = 0
-        for match in PROTECTED_RE.finditer(text):
-            if match.start() > pos:
-                yield from self._blocks(text[pos:match.start()], pos)
-            yield Token(match.group(), match.start(), match.end(), True)
-            pos = match.end()
-        if pos < len(text):
-            yield from self._blocks(text[pos:], pos)
+        for start, end, protected in _pieces(text):
+            if protected:
+                yield Token(text[start:end], start, end, True)
+            else:
+                yield from self._blocks(text[start:end], start)
 
     def last_tokens(self, text: str) -> Iterator[Token]:
         """The tokens of :meth:`tokenize` from the last one back, each segmented only when it is asked for (see
         :meth:`first_tokens`)."""
-        end = len(text)
-        for match in reversed(list(PROTECTED_RE.finditer(text))):
-            if match.end() < end:
-                yield from self._blocks(text[match.end():end], match.end(), backwards=True)
-            yield Token(match.group(), match.start(), match.end(), True)
-            end = match.start()
-        if end > 0:
-            yield from self._blocks(text[:end], 0, backwards=True)
+        for start, end, protected in reversed(_pieces(text)):
+            if protected:
+                yield Token(text[start:end], start, end, True)
+            else:
+                yield from self._blocks(text[start:end], start, backwards=True)
 
     def _blocks(self, chunk: str, offset: int, *, backwards: bool = False) -> Iterator[Token]:
         """The tokens of *chunk* (text with no protected span, at *offset*) block by block, as :meth:`_cut` makes them."""
@@ -151,10 +145,11 @@ class Segmenter:
             if block:
                 blocks.append((block, offset))
                 offset += len(block)
+        new, token_class = tuple.__new__, Token
         for block, at in reversed(blocks) if backwards else blocks:
             words = self._block_memo(block)
             for word, start, end in reversed(words) if backwards else words:
-                yield Token(word, at + start, at + end, False)
+                yield new(token_class, (word, at + start, at + end, False))
 
     def _tokenize(self, text: str) -> tuple[Token, ...]:
         tokens: list[Token] = []
@@ -219,6 +214,21 @@ class Segmenter:
 
     def is_known(self, word: str) -> bool:
         return bool(self._tk.FREQ.get(word))
+
+
+def _pieces(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, protected) of the protected spans of *text* and of the text between them, in order: what
+    :meth:`Segmenter._tokenize` walks."""
+    pieces: list[tuple[int, int, bool]] = []
+    pos = 0
+    for match in PROTECTED_RE.finditer(text):
+        if match.start() > pos:
+            pieces.append((pos, match.start(), False))
+        pieces.append((match.start(), match.end(), True))
+        pos = match.end()
+    if pos < len(text):
+        pieces.append((pos, len(text), False))
+    return pieces
 
 
 def _dag_words(block: str, freq: dict[str, int], logtotal: float, hmm_cut: Callable[[str], Iterable[str]]) -> list[str]:

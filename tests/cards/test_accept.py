@@ -61,6 +61,6 @@ def test_the_words_at_a_cards_edges_are_those_of_the_whole_text() -> None:
     assert len(texts) > 100
     for text in texts:
         whole = [t.text if not t.protected else "C" for t in seg.tokenize(accept._CODE.sub(" C ", text))]
-        for first, last in ((2, 3), (1, 1), (0, 3), (2, 0)):
-            expected = (tuple(whole[:first]), tuple(whole[max(len(whole) - last, 0):] if last else ()))
-            assert accept.edge_words(seg, text, first, last) == expected, text
+        for count in (0, 1, 2, 3):
+            assert accept.first_words(seg, text, count) == tuple(whole[:count]), text
+            assert accept.last_words(seg, text, count) == tuple(whole[max(len(whole) - count, 0):] if count else ()), text

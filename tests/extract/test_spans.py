@@ -6,9 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from deckgen.extract.spans import LONGEST_TOKENS, Site, _sums, _Words, key_spans, spans, weights
-from deckgen.source.parse import read_corpus
 from deckgen.extract.roles import clause_spans
+from deckgen.extract.spans import (
+    LONGEST_TOKENS,
+    Site,
+    _context,
+    _end,
+    _pairs,
+    _start,
+    _sums,
+    _Words,
+    key_spans,
+    spans,
+    weights,
+)
+from deckgen.source.parse import read_corpus
 from deckgen.text.segment import get_segmenter, units
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -66,5 +78,12 @@ def test_the_summed_weights_are_those_of_the_named_features(site: Site) -> None:
         named = {(i, j): sum(table.get(name, 0.0) for name in names) for i, j, names in spans(clause, seg, site)}
         summed = {(i, j): z for i, j, _, z in _sums(clause, words, site, table)}
         assert summed == pytest.approx(named, rel=1e-12, abs=1e-12), clause
+        # and float for float what a build summed before the one loop (byte-identical cards rest on it)
+        w = table.get
+        context = sum(w(name, 0.0) for name in _context(site))
+        before = {(i, j): context + sum(w(name, 0.0) for name in _start(words, i))
+                  + sum(w(name, 0.0) for name in _end(words, j)) + sum(w(name, 0.0) for name in pair)
+                  for i, j, pair in _pairs(clause, words)}
+        assert summed == before, clause
         for i, j, size, _ in _sums(clause, words, site, table):
             assert size == units(clause[words.tokens[i].start:words.tokens[j - 1].end]), clause

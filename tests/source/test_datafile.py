@@ -62,3 +62,22 @@ def test_dates_which_marshal_cannot_keep_are_parsed_every_time(cache: Path, tmp_
     path.write_text('when = 2026-12-06\n', encoding="utf-8")
     assert str(read_toml(path).data["when"]) == "2026-12-06"
     assert str(read_toml(path).data["when"]) == "2026-12-06"
+
+
+def test_one_kept_file_per_data_file_however_often_it_changes(cache: Path, tmp_path: Path) -> None:
+    path = tmp_path / "glossary.toml"
+    for value in range(5):
+        path.write_text(f"a = {value * 1000}\n", encoding="utf-8")
+        assert read_toml(path).data == {"a": value * 1000}
+    assert len(list(cache.glob("deckgen-toml.*.marshal"))) == 1
+
+
+def test_without_a_private_cache_folder_nothing_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)  # others may write here: deckgen keeps nothing in it
+    monkeypatch.setenv("DECKGEN_CACHE_DIR", str(shared))
+    path = tmp_path / "topics.toml"
+    path.write_text("a = 1\n", encoding="utf-8")
+    assert read_toml(path).data == read_toml(path).data == {"a": 1}
+    assert list(shared.iterdir()) == []
