@@ -37,6 +37,12 @@ def _bucket(n: int, edges: Iterable[int]) -> str:
     return "more"
 
 
+@lru_cache(maxsize=4096)  # a PR's candidates share answers
+def _edge_shapes(seg: Segmenter, answer: str) -> tuple[str, str]:
+    """The shapes of *answer*'s first and last words (see :func:`_edge_shape`)."""
+    return _edge_shape(seg, seg.first_tokens(answer)), _edge_shape(seg, seg.last_tokens(answer))
+
+
 def _edge_shape(seg: Segmenter, tokens: Iterator[Token]) -> str:
     """The first of *tokens* that is not blank (an answer's first or last word, read from that end): ``P`` for code
     or English, else the first letter of its part of speech; empty when there is none."""
@@ -50,12 +56,18 @@ def clause_score(card: Card, scores: Sequence[tuple[str, float]]) -> float | Non
     """How likely the clause *card* asks about states a decision: the best-scored clause of its decision that holds
     its answer (or gap), else of its decision at all; None for a card from the summary line or with no scores."""
     tested = [t.replace("`", "") for t in card.answer.split("；")] if card.kind == CardKind.CLOZE else [card.answer.replace("`", "")]
-    sentence = card.sentence.replace("`", "")
-    mine = [(c, p) for c, p in _without_backticks(tuple(scores)) if c in sentence or sentence in c]
+    mine = _clauses_of(tuple(scores), card.sentence)
     holding = [p for c, p in mine if any(t and t in c for t in tested)]
     if holding:
         return max(holding)
     return max((p for _, p in mine), default=None)
+
+
+@lru_cache(maxsize=256)  # a PR's candidates come from a few sentences
+def _clauses_of(scores: tuple[tuple[str, float], ...], sentence: str) -> tuple[tuple[str, float], ...]:
+    """The clauses of *scores* (without backticks) that are in *sentence*'s decision, with their scores."""
+    sentence = sentence.replace("`", "")
+    return tuple((c, p) for c, p in _without_backticks(scores) if c in sentence or sentence in c)
 
 
 @lru_cache(maxsize=64)  # every candidate of a review reads its clauses' scores
@@ -70,8 +82,7 @@ def features(card: Card, warnings: Iterable[str], seg: Segmenter,
     answer = card.answer if card.kind != CardKind.CLOZE else card.answer.split("；")[0]
     family = card.key.split(":")[1] if card.key.count(":") >= 2 else card.key.split(":")[0]
     plain = answer.replace("`", "")
-    first = _edge_shape(seg, seg.first_tokens(plain))
-    last = _edge_shape(seg, seg.last_tokens(plain))
+    first, last = _edge_shapes(seg, plain)
     sentence = card.sentence
     where = sentence.find(plain) if answer else -1
     found = [
