@@ -256,14 +256,19 @@ def _shown_inside(answer: str, front: str) -> str:
     """A name of the front inside the answer's own Latin name, when little else is in the answer: "独立的
     CMakeLists.txt" under a cue saying CMake, "-DNVCC_THREADS=8 这样的 CMake define" under a question saying
     NVCC_THREADS.  The answer is guessed from the question, though the two never match as words."""
+    names = _LATIN_NAME.findall(answer)
+    if not names:
+        return ""
     shown = {m.group().lower() for m in _LATIN_NAME.finditer(front)}
     # Guessed when the front shows its start (CMake → CMakeLists.txt) or most of it (NVCC_THREADS → -DNVCC_THREADS=8);
     # a shared ending (guard manager → CheckFnManager) gives nothing away.
-    inside = [p for name in _LATIN_NAME.findall(answer) for p in shown
+    inside = [p for name in names for p in shown
               if p != name.lower() and p in name.lower()
               and (len(p) >= 0.7 * len(name) or (name.lower().startswith(p) and len(p) >= 0.5 * len(name)))]
+    if not inside:
+        return ""
     rest = _CJK_CHAR.findall(_LATIN_OR_CODE.sub("", _plain(answer)))
-    return inside[0] if inside and len(rest) <= 4 else ""
+    return inside[0] if len(rest) <= 4 else ""
 
 
 _EITHER_OR = re.compile(r"要么.+、\s*要么")
@@ -507,6 +512,7 @@ def _source_words(sentence: str, review: str) -> frozenset[str]:
     return _review_words(review).union(_ASCII_WORD.findall(sentence))
 
 
+@lru_cache(maxsize=4096)  # the same prompts, answers and deletions are checked for several candidates
 def balanced(text: str) -> bool:
     """Whether brackets and quotes pair up in *text* (backticks and ASCII quotes come in even numbers)."""
     stack: list[str] = []
