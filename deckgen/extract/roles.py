@@ -198,6 +198,7 @@ def lead_names_decisions(lead: str) -> bool:
     return any(word in lead for word in rules().design_leads)
 
 
+@lru_cache(maxsize=4096)  # pure; a unit's clauses recur in its lead, summary and lists
 def _without_frame(clause: str) -> tuple[str, bool]:
     """*clause* without the frame that introduces it, and whether the frame had a label: a label stays as the
     decision's name (``思路：X``)."""
@@ -209,6 +210,7 @@ def _without_frame(clause: str) -> tuple[str, bool]:
     return clause, _LABELLED.match(clause) is not None
 
 
+@lru_cache(maxsize=4096)  # pure; a unit's clauses recur in its lead, summary and lists
 def _cut_tails(clause: str) -> str:
     masked = mask_code(clause)
     for role in rules().roles:
@@ -219,9 +221,18 @@ def _cut_tails(clause: str) -> str:
     return clause
 
 
+@lru_cache(maxsize=4096)  # pure; a unit's clauses recur in its lead, summary and lists
 def _reports_speech(clause: str) -> bool:
     masked = mask_code(clause).rstrip(_TRIM)
     return any(masked.endswith(verb) for role in rules().roles for verb in role.speech)
+
+
+@lru_cache(maxsize=4096)  # pure; units recur as leads and in lists
+def _rewritten(text: str) -> str:
+    for pattern, replacement, needs in rules().rewrites:
+        if not needs or any(word in text for word in needs):
+            text = pattern.sub(replacement, text)
+    return text
 
 
 def decision_text(unit: Unit) -> str:
@@ -229,10 +240,7 @@ def decision_text(unit: Unit) -> str:
 
     Empty when the unit states no decision.  The parts kept stay in order, each with the punctuation after it.
     """
-    text = unit.text
-    for pattern, replacement, needs in rules().rewrites:
-        if not needs or any(word in text for word in needs):
-            text = pattern.sub(replacement, text)
+    text = _rewritten(unit.text)
     if opening_role(text):
         return ""
     kept: list[str] = []
