@@ -24,6 +24,7 @@ import argparse
 import random
 import re
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,16 +93,27 @@ def write_corpus(count: int, folder: Path, *, start: int = 0, per_file: int = 50
     for first in range(start, start + count, per_file):
         numbers = range(first, min(first + per_file, start + count))
         repo = _REPOS[(first // per_file) % len(_REPOS)]
-        blocks = [repo]
-        for number in numbers:
-            blocks.extend(gen.entry(number))
-        path = folder / f"{first // per_file:05d}_synthetic.txt"
-        path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
-        files.append(path)
+        entries = [gen.entry(number) for number in numbers]
+        files.append(write_seed_file(folder / f"{first // per_file:05d}_synthetic.txt", repo, entries))
     if data_files:
-        for name in ("topics.toml", "glossary.toml"):
-            shutil.copyfile(SEEDS / name, folder / name)
+        copy_data_files(folder)
     return files
+
+
+def write_seed_file(path: Path, repo: str, entries: Iterable[tuple[str, str]]) -> Path:
+    """A seed file at *path*: the repository line, then each (summary, review); return the path."""
+    blocks = [repo]
+    for summary, review in entries:
+        blocks.extend((summary, review))
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
+
+def copy_data_files(folder: Path) -> None:
+    """``topics.toml`` and ``glossary.toml`` of the seeds beside *folder*'s seed files, so a build does the whole
+    curriculum work too."""
+    for name in ("topics.toml", "glossary.toml"):
+        shutil.copyfile(SEEDS / name, folder / name)
 
 
 def main() -> None:

@@ -54,12 +54,11 @@ from __future__ import annotations
 import argparse
 import random
 import re
-import shutil
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from make_corpus import _CODE_RE, _WORDS, ROOT, SEEDS, fresh_identifier
+from make_corpus import _CODE_RE, _WORDS, ROOT, copy_data_files, fresh_identifier, write_seed_file
 
 SOURCES = tuple(ROOT / "corpus" / half / "seeds" for half in ("dev", "dev2", "firstsight"))
 """The folders copied, in this order: never ``corpus/locked`` (a measuring set, kept unread)."""
@@ -184,15 +183,11 @@ def write_real_corpus(count: int, folder: Path, *, start: int = 0, per_file: int
     files: list[Path] = []
     for first in range(start, start + count, per_file):
         entries = [real_entry(real, i, seed, vary) for i in range(first, min(first + per_file, start + count))]
-        blocks = [entries[0][0]]  # the repository of the file's first entry
-        for _, summary, review in entries:
-            blocks.extend((summary, review))
-        path = folder / f"{first // per_file:05d}_real.txt"
-        path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
-        files.append(path)
+        # Under the repository of the file's first entry.
+        files.append(write_seed_file(folder / f"{first // per_file:05d}_real.txt", entries[0][0],
+                                     [(summary, review) for _, summary, review in entries]))
     if data_files:
-        for name in ("topics.toml", "glossary.toml"):
-            shutil.copyfile(SEEDS / name, folder / name)
+        copy_data_files(folder)
     return files
 
 

@@ -271,20 +271,10 @@ def _make_all(sources: list[Path], limit: int) -> int:
 
 def _jieba_ms(sources: list[Path], limit: int) -> float:
     """ms per entry of ``jieba.cut`` of its summary and review, as ``reuse.py`` (and the floor) segment it."""
-    import jieba
-
     from deckgen.source.parse import read_corpus
+    from reuse import jieba_ms
 
-    entries = read_corpus(sources).entries[:limit]
-    jieba.setLogLevel(60)
-    jieba.initialize()
-    start = time.perf_counter()
-    for entry in entries:
-        for _ in jieba.cut(entry.title):
-            pass
-        for _ in jieba.cut(entry.review):
-            pass
-    return (time.perf_counter() - start) / len(entries) * 1e3
+    return jieba_ms(read_corpus(sources).entries[:limit])
 
 
 def _memo_name(memo: Any) -> str:

@@ -153,14 +153,11 @@ class Segmenter:
 
     def _tokenize(self, text: str) -> tuple[Token, ...]:
         tokens: list[Token] = []
-        pos = 0
-        for match in PROTECTED_RE.finditer(text):
-            if match.start() > pos:
-                tokens.extend(self._cut(text[pos : match.start()], pos))
-            tokens.append(Token(match.group(), match.start(), match.end(), protected=True))
-            pos = match.end()
-        if pos < len(text):
-            tokens.extend(self._cut(text[pos:], pos))
+        for start, end, protected in _pieces(text):
+            if protected:
+                tokens.append(Token(text[start:end], start, end, True))
+            else:
+                tokens.extend(self._cut(text[start:end], start))
         return tuple(tokens)
 
     def _cut(self, chunk: str, offset: int) -> list[Token]:
