@@ -13,7 +13,6 @@ trained by ``benchmarks/train_acceptance.py``; the same card always gets the sam
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import tomllib
@@ -23,7 +22,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from ..files.datadir import data_dir
+from ..files.datadir import data_dir, model_weights, read_model
 from ..text.segment import Segmenter, Token, units
 from ..types import CardKind, norm
 from .gate import Candidate, is_bare_cue, tested
@@ -134,14 +133,13 @@ def _visible_share(texts: Sequence[str], front: str) -> float:
 
 @lru_cache(maxsize=1)
 def _model() -> dict[str, Any]:
-    path = data_dir("rules") / ACCEPTANCE_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return read_model(ACCEPTANCE_FILE)
 
 
 @lru_cache(maxsize=1)
 def weights() -> dict[str, float]:
     """The model's weights (``rules/acceptance.json``); none when there is no file."""
-    return {str(k): float(v) for k, v in _model().get("weights", {}).items()}
+    return model_weights(_model())
 
 
 def threshold(name: str = "threshold") -> float:

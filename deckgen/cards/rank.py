@@ -10,7 +10,6 @@ development half of the labelled corpus only; the same card always gets the same
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import tomllib
@@ -18,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..files.datadir import data_dir
+from ..files.datadir import data_dir, model_weights, read_model
 from ..text.markup import CODE_SPAN
 from ..text.segment import Segmenter, Token, units
 from ..types import Card, CardKind
@@ -131,14 +130,13 @@ def features(card: Card, warnings: Iterable[str], seg: Segmenter,
 
 @lru_cache(maxsize=1)
 def _model() -> dict[str, Any]:
-    path = data_dir("rules") / RANKER_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return read_model(RANKER_FILE)
 
 
 @lru_cache(maxsize=1)
 def weights() -> dict[str, float]:
     """The model's weights (``rules/ranker.json``); none, and every card scores the same, when there is no file."""
-    return {str(k): float(v) for k, v in _model().get("weights", {}).items()}
+    return model_weights(_model())
 
 
 def model_floor(name: str = "floor") -> float:

@@ -10,13 +10,12 @@ when it holds a key of a gold decision, and none when it lies inside a gold ``no
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ..files.datadir import data_dir
+from ..files.datadir import model_weights, read_model
 from ..text.segment import Segmenter
 from .roles import has_decision_cue, role_of
 
@@ -60,10 +59,7 @@ def clause_features(clause: str, seg: Segmenter, *, first: bool = False, item: b
 @lru_cache(maxsize=1)
 def weights() -> dict[str, float]:
     """The model's weights (``rules/decisions.json``); empty when there is none."""
-    path = data_dir("rules") / DECISIONS_FILE
-    if not path.exists():
-        return {}
-    return {str(k): float(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["weights"].items()}
+    return model_weights(read_model(DECISIONS_FILE))
 
 
 def probability(names: Iterable[str], table: dict[str, float] | None = None) -> float:

@@ -12,13 +12,12 @@ seen in many reviews, never a name of one PR.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..files.datadir import data_dir
+from ..files.datadir import model_weights, read_model
 from ..text.segment import Segmenter, Token, units
 
 SPANS_FILE = "spans.json"
@@ -289,10 +288,7 @@ def _sums(clause: str, words: _Words, site: Site, table: dict[str, float]) -> It
 @lru_cache(maxsize=1)
 def weights() -> dict[str, float]:
     """The model's weights (``rules/spans.json``); empty when there is none, and then no span is found."""
-    path = data_dir("rules") / SPANS_FILE
-    if not path.exists():
-        return {}
-    return {str(k): float(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["weights"].items()}
+    return model_weights(read_model(SPANS_FILE))
 
 
 def probability(names: list[str], table: dict[str, float]) -> float:

@@ -6,7 +6,9 @@ them without touching code; an installed wheel carries them inside the package.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent.parent
 """The deckgen package's folder."""
@@ -18,3 +20,14 @@ def data_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"deckgen's {name} folder is missing (looked in {PACKAGE / name} and {PACKAGE.parent / name})")
+
+
+def read_model(name: str) -> dict[str, Any]:
+    """The trained model ``rules/<name>`` (JSON: its weights, thresholds and provenance); empty when there is none."""
+    path = data_dir("rules") / name
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def model_weights(model: dict[str, Any]) -> dict[str, float]:
+    """A model's weights by feature name (none for an empty model)."""
+    return {str(k): float(v) for k, v in model.get("weights", {}).items()}
